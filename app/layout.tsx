@@ -1,0 +1,62 @@
+import type { Metadata, Viewport } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ConnectionIndicator } from "@/components/ConnectionIndicator";
+import { LiveProvider } from "@/components/live/LiveProvider";
+import { Providers } from "@/components/trpc";
+import { loadPanelConfig } from "@/server/panel/config";
+import "./globals.css";
+
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = {
+  title: "gpudeck",
+  description: "Control panel for GPU inference services run by systemd",
+  referrer: "no-referrer",
+};
+
+export const viewport: Viewport = {
+  width: "device-width",
+  initialScale: 1,
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#ffffff" },
+    { media: "(prefers-color-scheme: dark)", color: "#09090b" },
+  ],
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  // config only: the panel router lives in the route handler's module graph
+  const { demo } = loadPanelConfig();
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
+        {demo && (
+          <div role="note" data-testid="demo-banner" className="bg-amber-300 px-4 py-1 text-center text-sm font-semibold text-amber-950">
+            Demo mode — a simulated host; no login. Nothing here touches a real system.
+          </div>
+        )}
+        <Providers>
+          <LiveProvider>
+            <header className="sticky top-0 z-10 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/90">
+              <nav className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-2 text-sm" aria-label="Main">
+                <Link href="/" className="font-semibold tracking-tight">
+                  gpudeck
+                </Link>
+                <Link href="/" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+                  Units
+                </Link>
+                <Link href="/gpus" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+                  GPUs
+                </Link>
+                <span className="ml-auto">
+                  <ConnectionIndicator />
+                </span>
+              </nav>
+            </header>
+            <main className="mx-auto max-w-6xl px-4 py-5">{children}</main>
+          </LiveProvider>
+        </Providers>
+      </body>
+    </html>
+  );
+}

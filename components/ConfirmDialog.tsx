@@ -1,0 +1,73 @@
+"use client";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+
+/** A modal confirm built on <dialog>: focus is trapped, Escape cancels. */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  confirmLabel: string;
+  danger?: boolean;
+  children: ReactNode;
+  onConfirm: (reason: string) => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [reason, setReason] = useState("");
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) {
+      setReason("");
+      d.showModal();
+    }
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog
+      ref={ref}
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onCancel();
+      }}
+      aria-labelledby="confirm-title"
+      className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-xl border border-zinc-300 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+    >
+      <form
+        method="dialog"
+        className="space-y-4 p-5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onConfirm(reason.trim());
+        }}
+      >
+        <h2 id="confirm-title" className="text-lg font-semibold">
+          {props.title}
+        </h2>
+        <div className="space-y-2 text-sm">{props.children}</div>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Reason (optional, recorded in the audit log)</span>
+          <input
+            name="reason"
+            value={reason}
+            maxLength={500}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder="e.g. OOM after config change, INC-2231"
+            className="w-full rounded-md border border-zinc-300 bg-white px-2 py-2 dark:border-zinc-700 dark:bg-zinc-950"
+          />
+        </label>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <button type="button" onClick={props.onCancel} className="rounded-md border border-zinc-300 px-4 py-2.5 text-sm font-medium dark:border-zinc-700">
+            Cancel
+          </button>
+          <button
+            type="submit"
+            autoFocus
+            className={`rounded-md px-4 py-2.5 text-sm font-semibold text-white ${props.danger ? "bg-red-700 hover:bg-red-800" : "bg-blue-700 hover:bg-blue-800"}`}
+          >
+            {props.confirmLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+/**
+ * A unit's transitions and action markers (history from the agent + what arrived live), and
+ * GPU samples for the same window. History is refetched when the live stream had to restart
+ * from a snapshot, so a reconnect never leaves a hole in the timeline.
+ */
+import { useQuery } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { useLive } from "@/components/live/LiveProvider";
+import { useTRPC } from "@/components/trpc";
+import type { ActionRecord } from "@/server/agent/hub";
+import type { GpuSample, UnitTransition } from "@/server/agent/types";
+
+export function mergeTransitions(history: UnitTransition[], live: UnitTransition[], unit: string): UnitTransition[] {
+  const key = (t: UnitTransition) => `${t.atUsec}|${t.to.activeState}|${t.to.subState}`;
+  const seen = new Set<string>();
+  const out: UnitTransition[] = [];
+  for (const t of [...history, ...live.filter((x) => x.unit === unit)]) {
+    const k = key(t);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(t);
+  }
+  return out.sort((a, b) => a.atUsec - b.atUsec);
+}
+
+export function mergeSamples(history: GpuSample[], live: GpuSample[]): GpuSample[] {
+  const lastHistory = history.at(-1)?.atMs ?? 0;
+  return [...history, ...live.filter((s) => s.atMs > lastHistory)];
+}
+
+export function useUnitHistory(name: string, sinceMs: number) {
+  const trpc = useTRPC();
+  const live = useLive();
+  // round so the query key is stable between renders
+  const since = Math.floor(sinceMs / 60_000) * 60_000;
+  const timeline = useQuery(trpc.units.timeline.queryOptions({ name, sinceMs: since }, { staleTime: Infinity }));
+  const gpuHistory = useQuery(trpc.gpus.history.queryOptions({ sinceMs: since }, { staleTime: Infinity }));
+  const snapshots = live.snapshots;
+  const { refetch: refetchTimeline } = timeline;
+  const { refetch: refetchGpu } = gpuHistory;
+  useEffect(() => {
+    if (snapshots > 1) {
+      void refetchTimeline();
+      void refetchGpu();
+    }
+  }, [snapshots, refetchTimeline, refetchGpu]);
+
+  const transitions = mergeTransitions(timeline.data?.transitions ?? [], live.transitions, name);
+  const actionMap = new Map<string, ActionRecord>();
+  for (const a of timeline.data?.actions ?? []) actionMap.set(a.id, a);
+  for (const a of live.actions.values()) if (a.unit === name) actionMap.set(a.id, a);
+  const actions = [...actionMap.values()].sort((a, b) => a.atMs - b.atMs);
+  const samples = mergeSamples(gpuHistory.data ?? [], live.gpuRecent);
+  return { transitions, actions, samples, loading: timeline.isLoading, error: timeline.error?.message ?? null };
+}

@@ -1,0 +1,159 @@
+/**
+ * Starts gpudeck: an agent and the panel, as two processes.
+ *   npm run demo    simulated host, no login, demo banner          (http://127.0.0.1:3000)
+ *   npm start       this host: systemd over D-Bus and nvidia-smi   (login required)
+ *   npm run panel   the panel alone, for an agent that runs elsewhere (GPUDECK_AGENT_URL)
+ * Builds the panel first when the build is missing or older than the sources.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const mode = process.argv[2];
+if (mode !== "demo" && mode !== "start" && mode !== "panel") {
+  console.error("usage: node --import tsx scripts/run.ts demo|start|panel");
+  process.exit(2);
+}
+const say = (msg: string) => console.log(`[gpudeck] ${msg}`);
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (/\.(tsx?|css|mjs|json)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const d of ["app", "components", "server"]) if (existsSync(path.join(root, d))) walk(path.join(root, d));
+  for (const f of ["next.config.ts", "package.json", "postcss.config.mjs", "instrumentation.ts"]) {
+    if (existsSync(path.join(root, f))) newest = Math.max(newest, statSync(path.join(root, f)).mtimeMs);
+  }
+  return newest;
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+async function buildIfNeeded(): Promise<void> {
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceMtime()) return;
+  say("building the panel (next build)…");
+  const code = await run(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
+  if (code !== 0) {
+    console.error("[gpudeck] the build failed; see the output above.");
+    process.exit(code);
+  }
+}
+
+function startChild(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): ChildProcess {
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  const relay = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
+    let buf = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      buf += chunk;
+      let i: number;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        out.write(`${line}\n`);
+        onLine?.(line);
+      }
+    });
+  };
+  relay(child.stdout!, process.stdout);
+  relay(child.stderr!, process.stderr);
+  child.on("exit", (code, signal) => {
+    if (stopping) return;
+    console.error(`[gpudeck] ${name} exited (${signal ?? code}); stopping.`);
+    shutdown(code ?? 1);
+  });
+  return child;
+}
+
+function shutdown(code = 0): void {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+  const force = setTimeout(() => {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+    process.exit(code);
+  }, 2500);
+  force.unref();
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r))))).then(() => process.exit(code));
+}
+
+process.once("SIGINT", () => shutdown(0));
+process.once("SIGTERM", () => shutdown(0));
+
+function startAgent(env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the agent did not start within 30 s")), 30_000);
+    startChild("agent", process.execPath, ["--import", "tsx", path.join(root, "server/agent/main.ts")], env, (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+  });
+}
+
+function systemdReachable(): string | null {
+  if (!existsSync("/run/systemd/system")) return "systemd is not running as the init system here (/run/systemd/system is missing)";
+  const bus = process.env.DBUS_SYSTEM_BUS_ADDRESS;
+  if (!bus && !existsSync("/run/dbus/system_bus_socket")) return "the D-Bus system bus socket /run/dbus/system_bus_socket does not exist";
+  return null;
+}
+
+async function main(): Promise<void> {
+  const port = process.env.PORT ?? "3000";
+  const host = process.env.HOSTNAME && mode === "start" ? process.env.HOSTNAME : "127.0.0.1";
+  await buildIfNeeded();
+  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+  if (mode === "demo") {
+    const token = randomBytes(32).toString("base64url");
+    const agentUrl = await startAgent({
+      ...env,
+      GPUDECK_SIMULATE: "1",
+      GPUDECK_UNITS: env.GPUDECK_UNITS ?? "vllm-*.service",
+      GPUDECK_AGENT_LISTEN: env.GPUDECK_AGENT_LISTEN ?? "127.0.0.1:0",
+      GPUDECK_AGENT_TOKEN: token,
+    });
+    env.GPUDECK_AGENT_URL = agentUrl;
+    env.GPUDECK_AGENT_TOKEN = token;
+    env.GPUDECK_DEMO = "1";
+  } else if (mode === "start") {
+    const problem = systemdReachable();
+    if (problem) {
+      say(`${problem}: units cannot be shown or controlled on this machine.`);
+      say("GPU telemetry still works. To try gpudeck without systemd, run: npm run demo");
+    }
+    if (!env.GPUDECK_UNITS) say("GPUDECK_UNITS is not set: the agent will manage no units (e.g. GPUDECK_UNITS='vllm-*.service').");
+    const token = env.GPUDECK_AGENT_TOKEN ?? randomBytes(32).toString("base64url");
+    env.GPUDECK_AGENT_URL = await startAgent({ ...env, GPUDECK_AGENT_TOKEN: token });
+    env.GPUDECK_AGENT_TOKEN = token;
+  }
+
+  startChild("panel", process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-H", host, "-p", port], env, (line) => {
+    if (/Ready in/.test(line)) say(`panel ready: http://${host}:${port}/`);
+  });
+}
+
+main().catch((err: Error) => {
+  console.error(`[gpudeck] ${err.message}`);
+  shutdown(1);
+});

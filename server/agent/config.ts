@@ -1,0 +1,69 @@
+/**
+ * Agent configuration from flags and environment. Flags win over environment.
+ *   --listen HOST:PORT   GPUDECK_AGENT_LISTEN   (default 127.0.0.1:9300)
+ *   --token TOKEN        GPUDECK_AGENT_TOKEN    (default: token file in the data dir, created on first start)
+ *   --units GLOBS        GPUDECK_UNITS          (comma-separated; no default: controls nothing without it)
+ *   --nvidia-smi PATH    GPUDECK_NVIDIA_SMI     (default "nvidia-smi" on PATH)
+ *   --data-dir DIR       GPUDECK_DATA_DIR       (default ./.data)
+ *   --simulate           GPUDECK_SIMULATE=1
+ *   --gpu-interval-ms N  GPUDECK_GPU_INTERVAL_MS (default 1000)
+ */
+import { parseArgs } from "node:util";
+import path from "node:path";
+import { parseUnitGlobs } from "./unitNames";
+
+export interface AgentConfig {
+  host: string;
+  port: number;
+  token: string | null;
+  unitGlobs: string[];
+  nvidiaSmiPath: string;
+  dataDir: string;
+  simulate: boolean;
+  gpuIntervalMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function parseListen(spec: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(spec.trim());
+  if (!m) throw new ConfigError(`GPUDECK_AGENT_LISTEN must be HOST:PORT (got "${spec}")`);
+  const port = Number(m[2]);
+  if (port > 65535) throw new ConfigError(`port ${port} is out of range`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v);
+}
+
+export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      listen: { type: "string" },
+      token: { type: "string" },
+      units: { type: "string" },
+      "nvidia-smi": { type: "string" },
+      "data-dir": { type: "string" },
+      simulate: { type: "boolean" },
+      "gpu-interval-ms": { type: "string" },
+    },
+    strict: true,
+  });
+  const { host, port } = parseListen(values.listen ?? env.GPUDECK_AGENT_LISTEN ?? "127.0.0.1:9300");
+  const interval = Number(values["gpu-interval-ms"] ?? env.GPUDECK_GPU_INTERVAL_MS ?? 1000);
+  if (!Number.isFinite(interval) || interval < 100 || interval > 60_000) {
+    throw new ConfigError("GPUDECK_GPU_INTERVAL_MS must be between 100 and 60000");
+  }
+  return {
+    host,
+    port,
+    token: values.token ?? env.GPUDECK_AGENT_TOKEN ?? null,
+    unitGlobs: parseUnitGlobs(values.units ?? env.GPUDECK_UNITS),
+    nvidiaSmiPath: values["nvidia-smi"] ?? env.GPUDECK_NVIDIA_SMI ?? "nvidia-smi",
+    dataDir: path.resolve(values["data-dir"] ?? env.GPUDECK_DATA_DIR ?? ".data"),
+    simulate: values.simulate === true || truthy(env.GPUDECK_SIMULATE),
+    gpuIntervalMs: interval,
+  };
+}

@@ -1,0 +1,338 @@
+/**
+ * The agent's core: one place that holds what the adapters reported (unit states, their
+ * transition history, jobs, who acted and why, GPU samples) and hands it out as a numbered
+ * event stream. Event ids carry a boot id, so a client that reconnects after an agent
+ * restart is recognised and sent a fresh snapshot instead of a wrong replay.
+ */
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type {
+  BackendStatus,
+  GpuRawSample,
+  GpuSample,
+  HostAdapter,
+  JobEvent,
+  SystemdEvent,
+  UnitAction,
+  UnitSummary,
+  UnitTransition,
+} from "./types";
+
+export interface ActionRecord {
+  id: string;
+  atMs: number;
+  unit: string;
+  action: UnitAction;
+  user: string;
+  role: string;
+  sourceAddr: string | null;
+  reason: string | null;
+  jobId: number | null;
+  /** job result once known ("done", "failed", "canceled" …), or "error" when systemd refused */
+  outcome: string | null;
+  error: string | null;
+}
+
+export type AgentEvent =
+  | {
+      kind: "snapshot";
+      bootId: string;
+      host: string;
+      simulated: boolean;
+      units: UnitSummary[];
+      systemd: BackendStatus;
+      telemetry: BackendStatus;
+      gpu: GpuSample | null;
+      atMs: number;
+    }
+  | { kind: "unit"; unit: UnitSummary }
+  | { kind: "unit-removed"; name: string }
+  | { kind: "transition"; transition: UnitTransition }
+  | { kind: "job"; job: JobEvent }
+  | { kind: "action"; action: ActionRecord }
+  | { kind: "gpu"; sample: GpuSample }
+  | { kind: "status"; systemd: BackendStatus; telemetry: BackendStatus };
+
+export interface StoredEvent {
+  id: string;
+  event: AgentEvent;
+}
+
+/** Turns raw nvidia-smi samples into attributed ones (memory → process → unit). */
+export interface SampleAttributor {
+  attribute(raw: GpuRawSample): Promise<GpuSample>;
+}
+
+/** Keeps GPU samples for the charts. */
+export interface SampleHistory {
+  push(sample: GpuSample): void;
+  since(sinceMs: number, uuid?: string): GpuSample[];
+}
+
+export interface HubOptions {
+  eventRing?: number;
+  transitionsPerUnit?: number;
+  actionsKept?: number;
+}
+
+type Listener = (e: StoredEvent) => void;
+
+export class Hub {
+  readonly bootId = randomBytes(6).toString("hex");
+  readonly hostname = os.hostname();
+  private seq = 0;
+  private ring: StoredEvent[] = [];
+  private listeners = new Set<Listener>();
+  private unitState = new Map<string, UnitSummary>();
+  private transitions = new Map<string, UnitTransition[]>();
+  private actions: ActionRecord[] = [];
+  private actionsByJob = new Map<number, ActionRecord>();
+  private latestGpu: GpuSample | null = null;
+  private telemetry: BackendStatus = { state: "connecting", message: "waiting for the first GPU sample", sinceMs: Date.now() };
+  private attributing = false;
+  private readonly eventRing: number;
+  private readonly transitionsPerUnit: number;
+  private readonly actionsKept: number;
+
+  constructor(
+    readonly host: HostAdapter,
+    private attributor: SampleAttributor,
+    readonly gpuHistory: SampleHistory,
+    opts: HubOptions = {},
+  ) {
+    this.eventRing = opts.eventRing ?? 20_000;
+    this.transitionsPerUnit = opts.transitionsPerUnit ?? 5_000;
+    this.actionsKept = opts.actionsKept ?? 5_000;
+  }
+
+  async start(): Promise<void> {
+    // GPU telemetry first: it must work even when systemd is unreachable.
+    this.host.gpu.start(
+      (raw) => void this.onRawSample(raw),
+      (status) => {
+        this.telemetry = status;
+        this.emitStatus();
+      },
+    );
+    await this.host.systemd.start((e) => this.onSystemdEvent(e));
+    for (const u of this.host.systemd.list()) this.observeUnit(u);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await Promise.allSettled([this.host.systemd.close(), this.host.gpu.close()]);
+  }
+
+  // --- reads ---------------------------------------------------------------------------
+
+  units(): UnitSummary[] {
+    return [...this.unitState.values()];
+  }
+
+  unit(name: string): UnitSummary | undefined {
+    return this.unitState.get(name);
+  }
+
+  systemdStatus(): BackendStatus {
+    return this.host.systemd.status();
+  }
+
+  telemetryStatus(): BackendStatus {
+    return this.telemetry;
+  }
+
+  gpuNow(): GpuSample | null {
+    return this.latestGpu;
+  }
+
+  timeline(unit: string, sinceUsec = 0): { transitions: UnitTransition[]; actions: ActionRecord[] } {
+    const transitions = (this.transitions.get(unit) ?? []).filter((t) => t.atUsec >= sinceUsec);
+    // keep the transition in force at `since` so the first segment can be drawn
+    const all = this.transitions.get(unit) ?? [];
+    const before = all.filter((t) => t.atUsec < sinceUsec).at(-1);
+    return {
+      transitions: before ? [before, ...transitions] : transitions,
+      actions: this.actions.filter((a) => a.unit === unit && a.atMs * 1000 >= sinceUsec),
+    };
+  }
+
+  recentActions(limit = 100): ActionRecord[] {
+    return this.actions.slice(-limit);
+  }
+
+  snapshot(): AgentEvent {
+    return {
+      kind: "snapshot",
+      bootId: this.bootId,
+      host: this.hostname,
+      simulated: this.host.kind === "simulator",
+      units: this.units(),
+      systemd: this.systemdStatus(),
+      telemetry: this.telemetry,
+      gpu: this.latestGpu,
+      atMs: Date.now(),
+    };
+  }
+
+  // --- actions -------------------------------------------------------------------------
+
+  recordAction(a: Omit<ActionRecord, "id" | "outcome" | "error" | "atMs" | "jobId">, result: { jobId: number | null } | { error: string }): ActionRecord {
+    const record: ActionRecord = {
+      ...a,
+      id: `${this.bootId}-a${this.actions.length + 1}-${Date.now().toString(36)}`,
+      atMs: Date.now(),
+      jobId: "jobId" in result ? result.jobId : null,
+      outcome: "error" in result ? "error" : result.jobId === null ? "done" : null,
+      error: "error" in result ? result.error : null,
+    };
+    this.actions.push(record);
+    if (this.actions.length > this.actionsKept) this.actions.splice(0, this.actions.length - this.actionsKept);
+    if (record.jobId !== null) {
+      this.actionsByJob.set(record.jobId, record);
+      const early = this.finishedJobs.get(record.jobId);
+      if (early) record.outcome = early;
+    }
+    this.emit({ kind: "action", action: { ...record } });
+    return record;
+  }
+
+  /** results of jobs that finished before the caller got to record its action */
+  private finishedJobs = new Map<number, string>();
+
+  // --- event stream --------------------------------------------------------------------
+
+  /**
+   * Events after `lastEventId`, or null when that id is from another boot or already
+   * dropped from the ring (the caller then starts from a snapshot).
+   */
+  replayAfter(lastEventId: string | null | undefined): StoredEvent[] | null {
+    if (!lastEventId) return null;
+    const m = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
+    if (!m || m[1] !== this.bootId) return null;
+    const seq = Number(m[2]);
+    if (seq > this.seq) return null;
+    const first = this.ring[0];
+    if (seq === this.seq) return [];
+    if (!first || seqOf(first.id) > seq + 1) return null;
+    return this.ring.filter((e) => seqOf(e.id) > seq);
+  }
+
+  currentEventId(): string {
+    return `${this.bootId}-${this.seq}`;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  private emit(event: AgentEvent): void {
+    this.seq += 1;
+    const stored = { id: `${this.bootId}-${this.seq}`, event };
+    this.ring.push(stored);
+    if (this.ring.length > this.eventRing) this.ring.splice(0, this.ring.length - this.eventRing);
+    for (const l of this.listeners) l(stored);
+  }
+
+  private emitStatus(): void {
+    this.emit({ kind: "status", systemd: this.systemdStatus(), telemetry: this.telemetry });
+  }
+
+  // --- adapter input -------------------------------------------------------------------
+
+  private observeUnit(u: UnitSummary): void {
+    const known = this.unitState.get(u.name);
+    this.unitState.set(u.name, u);
+    if (!known && !this.transitions.has(u.name)) {
+      // First sight of the unit: its current state, since systemd's own timestamp.
+      this.pushTransition({
+        unit: u.name,
+        atUsec: u.stateChangeUsec,
+        from: null,
+        to: { activeState: u.activeState, subState: u.subState },
+        result: u.result,
+        mainPid: u.mainPid,
+        controlPid: u.controlPid,
+        nRestarts: u.nRestarts,
+        inRestartCycle: false,
+      });
+    }
+  }
+
+  private pushTransition(t: UnitTransition): boolean {
+    let list = this.transitions.get(t.unit);
+    if (!list) this.transitions.set(t.unit, (list = []));
+    const last = list.at(-1);
+    if (last && last.to.activeState === t.to.activeState && last.to.subState === t.to.subState) return false;
+    if (last && t.atUsec < last.atUsec) {
+      // out-of-order delivery (e.g. replay after a reconnect): keep the list sorted
+      const i = list.findIndex((x) => x.atUsec > t.atUsec);
+      list.splice(i, 0, t);
+    } else list.push(t);
+    if (list.length > this.transitionsPerUnit) list.splice(0, list.length - this.transitionsPerUnit);
+    return true;
+  }
+
+  private onSystemdEvent(e: SystemdEvent): void {
+    switch (e.type) {
+      case "transition":
+        if (!this.transitions.has(e.transition.unit) && e.transition.from) {
+          this.transitions.set(e.transition.unit, []);
+        }
+        if (this.pushTransition(e.transition)) this.emit({ kind: "transition", transition: e.transition });
+        return;
+      case "unit":
+        this.observeUnit(e.unit);
+        this.emit({ kind: "unit", unit: e.unit });
+        return;
+      case "unit-removed":
+        this.unitState.delete(e.name);
+        this.emit({ kind: "unit-removed", name: e.name });
+        return;
+      case "job": {
+        this.emit({ kind: "job", job: e.job });
+        if (e.job.phase === "finished") {
+          const action = this.actionsByJob.get(e.job.jobId);
+          const result = e.job.result ?? "done";
+          if (action) {
+            action.outcome = result;
+            this.actionsByJob.delete(e.job.jobId);
+            this.emit({ kind: "action", action: { ...action } });
+          } else {
+            this.finishedJobs.set(e.job.jobId, result);
+            if (this.finishedJobs.size > 1000) this.finishedJobs.delete(this.finishedJobs.keys().next().value!);
+          }
+        }
+        return;
+      }
+      case "status":
+        this.emitStatus();
+        return;
+    }
+  }
+
+  private async onRawSample(raw: GpuRawSample): Promise<void> {
+    // Attribution reads /proc; never let two overlap (a slow /proc must not pile up work).
+    if (this.attributing) return;
+    this.attributing = true;
+    try {
+      const sample = await this.attributor.attribute(raw);
+      this.latestGpu = sample;
+      this.gpuHistory.push(sample);
+      this.emit({ kind: "gpu", sample });
+    } catch (err) {
+      this.telemetry = { state: "error", message: `attribution failed: ${(err as Error).message}`, sinceMs: Date.now() };
+      this.emitStatus();
+    } finally {
+      this.attributing = false;
+    }
+  }
+}
+
+function seqOf(id: string): number {
+  return Number(id.slice(id.lastIndexOf("-") + 1));
+}

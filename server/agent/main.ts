@@ -1,0 +1,180 @@
+/**
+ * gpudeck agent: one per GPU host. Serves its tRPC API at /trpc (SSE subscriptions),
+ * /healthz and /metrics; every call needs `Authorization: Bearer <token>`.
+ * Run: `npm run agent` (see config.ts for flags and environment variables).
+ */
+import http from "node:http";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { ConfigError, loadAgentConfig, type AgentConfig } from "./config";
+import { Hub } from "./hub";
+import { createAgentRouter } from "./router";
+import { loadOrCreateToken, bearerMatches } from "./token";
+import type { HostAdapter } from "./types";
+import { GpuAttributor } from "./gpu/attribution";
+import { SampleHistory } from "./sampleHistory";
+import { renderMetrics } from "./metrics";
+import type { Actor, Context, Role } from "../trpc";
+
+export interface RunningAgent {
+  url: string;
+  token: string;
+  hub: Hub;
+  close(): Promise<void>;
+}
+
+const log = (msg: string) => process.stderr.write(`[agent] ${msg}\n`);
+
+async function createHost(config: AgentConfig): Promise<HostAdapter> {
+  if (config.simulate) {
+    const { createSimulatedHost } = await import("./simulator/index");
+    const speed = Number(process.env.GPUDECK_SIM_SPEED ?? 1);
+    return createSimulatedHost({
+      unitGlobs: config.unitGlobs,
+      gpuIntervalMs: config.gpuIntervalMs,
+      timing: { speed: Number.isFinite(speed) && speed > 0 ? speed : 1 },
+    });
+  }
+  const [{ createSystemdAdapter }, { createNvidiaSmiAdapter, createProcAdapter }] = await Promise.all([
+    import("./systemd/index"),
+    import("./gpu/index"),
+  ]);
+  return {
+    kind: "real",
+    systemd: createSystemdAdapter({ unitGlobs: config.unitGlobs, log }),
+    gpu: createNvidiaSmiAdapter({ nvidiaSmiPath: config.nvidiaSmiPath, intervalMs: config.gpuIntervalMs, log }),
+    procs: createProcAdapter(),
+  };
+}
+
+/** The panel forwards who is acting; only a caller holding the token can set it. */
+function actorFromHeaders(req: http.IncomingMessage): Actor {
+  const raw = req.headers["x-gpudeck-actor"];
+  const fallback: Actor = { user: "agent-token", role: "admin", unitPatterns: [] };
+  if (typeof raw !== "string" || raw.length > 2000) return fallback;
+  try {
+    const parsed = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<Actor>;
+    const roles: Role[] = ["viewer", "operator", "admin"];
+    if (typeof parsed.user !== "string" || !roles.includes(parsed.role as Role)) return fallback;
+    return {
+      user: parsed.user.slice(0, 200),
+      role: parsed.role as Role,
+      unitPatterns: [],
+      sourceAddr: typeof parsed.sourceAddr === "string" ? parsed.sourceAddr.slice(0, 100) : undefined,
+    };
+  } catch {
+    return fallback;
+  }
+}
+
+export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
+  const token = config.token ?? (await loadOrCreateToken(config.dataDir, log));
+  if (config.unitGlobs.length === 0) {
+    log("GPUDECK_UNITS is not set: this agent will show and control no units.");
+    log("  Set it to the units gpudeck may manage, e.g. GPUDECK_UNITS='vllm-*.service,tgi-*.service'");
+  }
+  const host = await createHost(config);
+  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory());
+  const shutdown = new AbortController();
+  const appRouter = createAgentRouter({ hub, unitGlobs: config.unitGlobs, shutdown: shutdown.signal });
+
+  const trpcHandler = createHTTPHandler({
+    router: appRouter,
+    basePath: "/trpc/",
+    createContext: ({ req }): Context => ({
+      actor: actorFromHeaders(req),
+      sourceAddr: req.socket.remoteAddress,
+    }),
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") log(`error in ${path ?? "?"}: ${error.message}`);
+    },
+  });
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://agent");
+    res.setHeader("Cache-Control", "no-store");
+    if (url.pathname === "/healthz") {
+      // no secrets here; health is public so load balancers and systemd watchdogs can ask
+      const body = {
+        ok: true,
+        bootId: hub.bootId,
+        systemd: hub.systemdStatus().state,
+        telemetry: hub.telemetryStatus().state,
+      };
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      return;
+    }
+    if (!bearerMatches(req.headers.authorization, token)) {
+      res.writeHead(401, { "Content-Type": "application/json", "WWW-Authenticate": "Bearer" });
+      res.end(JSON.stringify({ error: "missing or wrong bearer token" }));
+      return;
+    }
+    if (url.pathname === "/metrics") {
+      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units() });
+      res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
+      return;
+    }
+    if (url.pathname.startsWith("/trpc/")) {
+      trpcHandler(req, res);
+      return;
+    }
+    res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+  });
+  server.requestTimeout = 0; // SSE streams are long-lived
+  server.headersTimeout = 10_000;
+
+  await hub.start();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  log(`listening on ${url} (${host.kind === "simulator" ? "simulated host" : "systemd + nvidia-smi"})`);
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    token,
+    hub,
+    close() {
+      closing ??= (async () => {
+        shutdown.abort();
+        await new Promise((r) => setTimeout(r, 50)); // let streams send their final error
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+        await hub.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: AgentConfig;
+  try {
+    config = loadAgentConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      log(`configuration error: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const agent = await startAgent(config);
+  const stop = (signal: string) => {
+    log(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(0), 1500);
+    force.unref();
+    void agent.close().then(() => process.exit(0));
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: Error) => {
+    log(`fatal: ${err.stack ?? err.message}`);
+    process.exit(1);
+  });
+}

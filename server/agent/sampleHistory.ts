@@ -1,0 +1,72 @@
+/**
+ * GPU samples kept for the charts: every sample for the last hour, then one every 10 s up
+ * to 24 h. Holders are folded to one entry per (kind, unit) without command lines, which is
+ * all the charts need and keeps 24 h × 8 GPUs in a few tens of MB.
+ */
+import type { GpuAttributed, GpuHolder, GpuSample, Ms } from "./types";
+
+export interface SampleHistoryOptions {
+  fullResolutionMs?: number;
+  coarseStepMs?: number;
+  keepMs?: number;
+}
+
+export function compactSample(sample: GpuSample): GpuSample {
+  return {
+    atMs: sample.atMs,
+    gpus: sample.gpus.map((g): GpuAttributed => {
+      const folded = new Map<string, GpuHolder>();
+      for (const h of g.holders) {
+        const key = `${h.kind}|${h.unit ?? ""}`;
+        const prev = folded.get(key);
+        if (prev) prev.usedMiB += h.usedMiB;
+        else folded.set(key, { kind: h.kind, pid: 0, unit: h.unit, processName: "", cmdline: [], state: h.state, usedMiB: h.usedMiB });
+      }
+      return { ...g, holders: [...folded.values()] };
+    }),
+  };
+}
+
+export class SampleHistory {
+  private fine: GpuSample[] = [];
+  private coarse: GpuSample[] = [];
+  private readonly fullResolutionMs: number;
+  private readonly coarseStepMs: number;
+  private readonly keepMs: number;
+
+  constructor(opts: SampleHistoryOptions = {}) {
+    this.fullResolutionMs = opts.fullResolutionMs ?? 3600_000;
+    this.coarseStepMs = opts.coarseStepMs ?? 10_000;
+    this.keepMs = opts.keepMs ?? 24 * 3600_000;
+  }
+
+  push(sample: GpuSample): void {
+    const last = this.fine.at(-1);
+    if (last && sample.atMs <= last.atMs) return;
+    this.fine.push(compactSample(sample));
+    const fineCutoff = sample.atMs - this.fullResolutionMs;
+    let drop = 0;
+    while (drop < this.fine.length && this.fine[drop]!.atMs < fineCutoff) {
+      const old = this.fine[drop]!;
+      const lastCoarse = this.coarse.at(-1);
+      if (!lastCoarse || old.atMs - lastCoarse.atMs >= this.coarseStepMs) this.coarse.push(old);
+      drop++;
+    }
+    if (drop) this.fine.splice(0, drop);
+    const keepCutoff = sample.atMs - this.keepMs;
+    let dropCoarse = 0;
+    while (dropCoarse < this.coarse.length && this.coarse[dropCoarse]!.atMs < keepCutoff) dropCoarse++;
+    if (dropCoarse) this.coarse.splice(0, dropCoarse);
+  }
+
+  /** Samples at or after sinceMs, oldest first; with uuid, only that GPU in each sample. */
+  since(sinceMs: Ms, uuid?: string): GpuSample[] {
+    const pick = (list: GpuSample[]) => list.filter((s) => s.atMs >= sinceMs);
+    const all = [...pick(this.coarse), ...pick(this.fine)];
+    return uuid ? all.map((s) => ({ atMs: s.atMs, gpus: s.gpus.filter((g) => g.uuid === uuid) })) : all;
+  }
+
+  size(): number {
+    return this.fine.length + this.coarse.length;
+  }
+}

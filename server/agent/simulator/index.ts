@@ -1,0 +1,65 @@
+/**
+ * The simulated host: systemd, nvidia-smi and /proc behind the same HostAdapter interface as
+ * the real ones. Used by `npm run demo` and by tests that need a host without root.
+ */
+import type { BackendStatus, GpuAdapter, GpuRawSample, HostAdapter, ProcAdapter } from "../types";
+import { SimSystemd, type SimTiming } from "./systemd";
+import { demoUnits } from "./units";
+import { SimWorld } from "./world";
+
+export interface SimulatedHostOptions {
+  unitGlobs: string[];
+  gpuIntervalMs?: number;
+  timing?: Partial<SimTiming>;
+}
+
+export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & { world: SimWorld } {
+  const timing: SimTiming = { speed: 1, drainMs: 30_000, stopDrainMs: 8_000, ...opts.timing };
+  const world = new SimWorld(8, Date.now);
+  // A notebook someone left running outside any unit: memory no unit explains.
+  const notebook = world.spawn(["python3", "/home/alice/notebooks/probe-kv-cache.py"], null, 5);
+  world.allocate(notebook.pid, world.gpus[3]!.uuid, 6_144);
+
+  const systemd = new SimSystemd(world, demoUnits(world), opts.unitGlobs, timing);
+  const gpu = new SimGpu(world, opts.gpuIntervalMs ?? 1000);
+  const procs: ProcAdapter = {
+    async inspect(pid) {
+      const p = world.process(pid);
+      if (!p || !world.isAlive(pid)) return { info: { pid, state: "gone", cmdline: p?.cmdline ?? [] }, unit: p?.unit ?? null };
+      return { info: { pid, state: p.state, cmdline: p.cmdline, startedAtMs: p.startedAtMs }, unit: p.unit };
+    },
+  };
+  return { kind: "simulator", systemd, gpu, procs, world };
+}
+
+class SimGpu implements GpuAdapter {
+  private timer: NodeJS.Timeout | null = null;
+  private statusValue: BackendStatus = { state: "connecting", message: "starting simulated nvidia-smi", sinceMs: Date.now() };
+
+  constructor(
+    private world: SimWorld,
+    private intervalMs: number,
+  ) {}
+
+  start(onSample: (s: GpuRawSample) => void, onStatus: (s: BackendStatus) => void): void {
+    const tick = () => {
+      const { gpus, apps } = this.world.readings();
+      onSample({ atMs: Date.now(), gpus, apps });
+      if (this.statusValue.state !== "ok") {
+        this.statusValue = { state: "ok", message: `simulated nvidia-smi: ${gpus.length} GPUs`, sinceMs: Date.now() };
+        onStatus(this.statusValue);
+      }
+    };
+    tick();
+    this.timer = setInterval(tick, this.intervalMs);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  status(): BackendStatus {
+    return this.statusValue;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Domain types shared by the agent, the panel and the UI, and the one interface the
+ * OS-facing adapters implement (real systemd/nvidia-smi/proc, or the simulator).
+ *
+ * Times: systemd reports microseconds since the epoch (`...Timestamp` properties). We keep
+ * that unit (`Usec`) for anything that comes from systemd so nothing is rounded away, and
+ * use milliseconds since the epoch (`Ms`) for our own clocks (GPU samples, job bookkeeping).
+ */
+
+export type Usec = number; // microseconds since the Unix epoch (systemd's own clock)
+export type Ms = number; // milliseconds since the Unix epoch
+
+export type ActiveState =
+  | "active"
+  | "reloading"
+  | "inactive"
+  | "failed"
+  | "activating"
+  | "deactivating"
+  | "maintenance";
+
+/** The pair systemd reports; never flatten it: activating/start-pre is not "running". */
+export interface UnitStatePair {
+  activeState: ActiveState | string;
+  subState: string;
+}
+
+export type UnitAction = "start" | "stop" | "restart" | "reset-failed" | "kill";
+export const UNIT_ACTIONS: readonly UnitAction[] = ["start", "stop", "restart", "reset-failed", "kill"];
+
+/** What the overview needs for one unit. */
+export interface UnitSummary extends UnitStatePair {
+  name: string; // Id, e.g. "vllm-kimi-k25.service"
+  description: string;
+  loadState: string; // loaded | not-found | masked | bad-setting | error
+  unitFileState: string; // enabled | disabled | static | masked | "" ...
+  result: string; // success | exit-code | signal | timeout | core-dump | start-limit-hit | ...
+  mainPid: number; // 0 when none
+  controlPid: number; // 0 when none
+  nRestarts: number;
+  /** systemd's StateChangeTimestamp: when the current ActiveState/SubState began. 0 = unknown */
+  stateChangeUsec: Usec;
+  /** The job systemd is running for the unit right now, if any. */
+  job: { id: number; type: string } | null;
+}
+
+export interface ExecCommand {
+  path: string;
+  argv: string[];
+  /** "-" prefix etc.: failures ignored */
+  ignoreErrors: boolean;
+}
+
+export interface ProcessInfo {
+  pid: number;
+  /** running | sleeping | zombie | uninterruptible | stopped | gone */
+  state: ProcState;
+  cmdline: string[];
+  /** seconds the process has been alive, when known */
+  startedAtMs?: Ms;
+}
+
+export type ProcState = "running" | "sleeping" | "zombie" | "uninterruptible" | "stopped" | "gone";
+
+/** Everything the unit page shows about one unit. */
+export interface UnitDetail extends UnitSummary {
+  fragmentPath: string;
+  controlGroup: string;
+  execMainCode: number; // CLD_* : 1 exited, 2 killed, 3 dumped
+  execMainStatus: number; // exit status or signal number
+  execMainStartUsec: Usec;
+  execMainExitUsec: Usec;
+  execStartPre: ExecCommand[];
+  execStart: ExecCommand[];
+  execStopPost: ExecCommand[];
+  timeoutStartUsec: number; // duration in µs; 0 / max = infinity
+  timeoutStopUsec: number;
+  restart: string; // no | on-failure | always ...
+  restartUsec: number;
+  startLimitBurst: number;
+  startLimitIntervalUsec: number;
+  timestamps: {
+    inactiveExitUsec: Usec;
+    activeEnterUsec: Usec;
+    activeExitUsec: Usec;
+    inactiveEnterUsec: Usec;
+  };
+  /** The control process (ExecStartPre, ExecStop ...) with its command line, if one runs. */
+  controlProcess: ProcessInfo | null;
+  mainProcess: ProcessInfo | null;
+  /** All processes in the unit's cgroup. */
+  processes: ProcessInfo[];
+}
+
+/** One ActiveState/SubState change, at systemd's own timestamp. */
+export interface UnitTransition {
+  unit: string;
+  atUsec: Usec;
+  from: UnitStatePair | null; // null: first observation
+  to: UnitStatePair;
+  result: string;
+  mainPid: number;
+  controlPid: number;
+  nRestarts: number;
+  /** A transient failed/failed or auto-restart step inside a Restart= cycle. */
+  inRestartCycle: boolean;
+}
+
+export type JobResult = "done" | "canceled" | "timeout" | "failed" | "dependency" | "skipped";
+
+export interface JobEvent {
+  jobId: number;
+  unit: string;
+  jobType: string; // start | stop | restart | reset-failed ...
+  phase: "queued" | "running" | "finished";
+  result?: JobResult | string;
+  atMs: Ms;
+}
+
+export interface JournalEntry {
+  /** __CURSOR, unique */
+  cursor: string;
+  atUsec: Usec; // __REALTIME_TIMESTAMP
+  unit: string;
+  priority: number; // 0 emerg … 7 debug
+  pid: number | null;
+  message: string;
+  jobResult?: string;
+}
+
+/** State of a connection to something the agent depends on (systemd, nvidia-smi). */
+export interface BackendStatus {
+  state: "ok" | "connecting" | "unreachable" | "stale" | "error" | "disabled";
+  message: string;
+  sinceMs: Ms;
+}
+
+// ---------------------------------------------------------------------------------------
+// GPU telemetry
+
+/** One GPU as nvidia-smi reports it in one sample. `null` = not a number in the output. */
+export interface GpuReading {
+  uuid: string;
+  index: number | null;
+  name: string;
+  pciBusId: string;
+  memoryTotalMiB: number | null;
+  memoryUsedMiB: number | null;
+  utilizationPct: number | null;
+  temperatureC: number | null;
+  powerW: number | null;
+}
+
+/** One row of --query-compute-apps. */
+export interface ComputeApp {
+  gpuUuid: string;
+  pid: number;
+  processName: string;
+  usedMiB: number | null;
+}
+
+/** A raw sample as the adapter delivers it. */
+export interface GpuRawSample {
+  atMs: Ms;
+  gpus: GpuReading[];
+  /** null when the compute-apps query failed this time (keep the previous holders) */
+  apps: ComputeApp[] | null;
+}
+
+export type HolderKind = "unit" | "outside" | "exited";
+
+/** A share of one GPU's memory, attributed. */
+export interface GpuHolder {
+  kind: HolderKind;
+  pid: number;
+  /** systemd unit (e.g. vllm-kimi-k25.service) for kind=unit, or the last known unit for exited */
+  unit: string | null;
+  processName: string;
+  cmdline: string[];
+  state: ProcState;
+  usedMiB: number;
+  /** for exited holders: when the process was last seen alive */
+  exitedAtMs?: Ms;
+}
+
+export interface GpuAttributed extends GpuReading {
+  holders: GpuHolder[];
+  /** memory.used minus everything attributed to a listed process, when positive */
+  unattributedMiB: number;
+}
+
+export interface GpuSample {
+  atMs: Ms;
+  gpus: GpuAttributed[];
+}
+
+// ---------------------------------------------------------------------------------------
+// The OS-facing adapter interface. The simulator and the real adapters implement it;
+// nothing above it knows which one it talks to.
+
+export type SystemdEvent =
+  | { type: "transition"; transition: UnitTransition }
+  | { type: "unit"; unit: UnitSummary } // properties changed (job, NRestarts, PIDs ...)
+  | { type: "unit-removed"; name: string }
+  | { type: "job"; job: JobEvent }
+  | { type: "status"; status: BackendStatus };
+
+export interface SystemdAdapter {
+  /** Connect and begin emitting events; resolves once the first full read is done or failed. */
+  start(onEvent: (e: SystemdEvent) => void): Promise<void>;
+  close(): Promise<void>;
+  status(): BackendStatus;
+  /** Units matching the configured globs, as last read. */
+  list(): UnitSummary[];
+  /** Fresh detail, or null if systemd does not know it (LoadState tells more when it does). */
+  get(name: string): Promise<UnitDetail | null>;
+  /** Queue a job and return at once with systemd's job id. Never waits for the job. */
+  act(name: string, action: UnitAction): Promise<{ jobId: number | null }>;
+  journal(name: string, lines: number): Promise<JournalEntry[]>;
+  /** Live journal tail; ends when signal aborts. */
+  followJournal(name: string, signal: AbortSignal): AsyncIterable<JournalEntry>;
+}
+
+export interface GpuAdapter {
+  start(onSample: (s: GpuRawSample) => void, onStatus: (s: BackendStatus) => void): void;
+  close(): Promise<void>;
+  status(): BackendStatus;
+}
+
+export interface ProcAdapter {
+  /** State, command line and systemd unit of a PID (unit null when outside any unit). */
+  inspect(pid: number): Promise<{ info: ProcessInfo; unit: string | null }>;
+}
+
+export interface HostAdapter {
+  kind: "simulator" | "real";
+  systemd: SystemdAdapter;
+  gpu: GpuAdapter;
+  procs: ProcAdapter;
+}

@@ -1,0 +1,71 @@
+/**
+ * Unit-name validation and the allow-list of unit globs (GPUDECK_UNITS).
+ * Every name a caller supplies passes through here before anything touches systemd.
+ */
+import { z } from "zod";
+
+/** systemd's own limit (UNIT_NAME_MAX in src/basic/unit-name.h). */
+export const UNIT_NAME_MAX = 255;
+
+const UNIT_SUFFIXES = [
+  "service",
+  "socket",
+  "target",
+  "device",
+  "mount",
+  "automount",
+  "swap",
+  "timer",
+  "path",
+  "slice",
+  "scope",
+] as const;
+
+// systemd's VALID_CHARS: ASCII letters, digits, ":-_.\" plus "@" for templates.
+const UNIT_NAME_RE = /^[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?\.([a-z]+)$/;
+
+/** Returns a human-readable reason the name is not acceptable, or null when it is valid. */
+export function unitNameProblem(name: string): string | null {
+  if (name.length === 0) return "unit name is empty";
+  if (name.length > UNIT_NAME_MAX) return `unit name is longer than ${UNIT_NAME_MAX} characters`;
+  if (name.startsWith("-")) return "unit name must not start with '-'";
+  if (name.startsWith(".")) return "unit name must not start with '.'";
+  if (!/^[\x21-\x7e]+$/.test(name)) return "unit name may only contain ASCII letters, digits and :-_.\\@";
+  const m = UNIT_NAME_RE.exec(name);
+  if (!m) return "unit name may only contain ASCII letters, digits and :-_.\\@ and must end in a unit type (e.g. .service)";
+  if (!(UNIT_SUFFIXES as readonly string[]).includes(m[2]!)) return `unknown unit type '.${m[2]}'`;
+  if (name.includes("..")) return "unit name must not contain '..'";
+  return null;
+}
+
+export const unitNameSchema = z
+  .string()
+  .max(UNIT_NAME_MAX + 1) // so an overlong name gets our message, not a generic one
+  .superRefine((name, ctx) => {
+    const problem = unitNameProblem(name);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** Parse GPUDECK_UNITS ("vllm-*.service, tgi-*.service") into a list of globs. */
+export function parseUnitGlobs(spec: string | undefined): string[] {
+  if (!spec) return [];
+  return spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Glob with `*` (any run of characters) and `?` (one character); everything else literal. */
+export function globToRegExp(glob: string): RegExp {
+  let re = "^";
+  for (const ch of glob) {
+    if (ch === "*") re += ".*";
+    else if (ch === "?") re += ".";
+    else re += ch.replace(/[\\^$.|+()[\]{}]/g, "\\$&");
+  }
+  return new RegExp(re + "$");
+}
+
+export function matchesUnitGlobs(name: string, globs: readonly string[]): boolean {
+  return globs.some((g) => globToRegExp(g).test(name));
+}
