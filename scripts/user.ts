@@ -1,0 +1,13 @@
+/**
+ * Manage panel users from a shell: `npm run user -- add|passwd|disable|enable|set|list|setup-token`.
+ * Run as `node --import tsx scripts/user.ts …`; see server/auth/cli.ts for the commands.
+ */
+import { runUserCli } from "../server/auth/cli";
+
+const code = await runUserCli(process.argv.slice(2), {
+  env: process.env,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});
+process.exitCode = code;

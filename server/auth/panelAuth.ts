@@ -1,0 +1,319 @@
+/**
+ * One object the panel builds at start-up and puts in its tRPC context: the stores plus the
+ * request-level flows (sign in, sign out, authenticate a request, first-run setup), each audited.
+ * Framework-free: takes plain values (addresses, header maps), returns plain results and
+ * Set-Cookie strings.
+ */
+import type { PanelDb } from "./db";
+import { openPanelDb } from "./db";
+import { AuditStore } from "./audit";
+import { can, DEFAULT_AUTHORIZATION_POLICY, type Action, type AuthorizationPolicy, type Decision, type Subject } from "./authorize";
+import { RecentActionGuard, type RecentActionGuardOptions } from "./guard";
+import { headerValues, PROXY_AUTH_DISABLED, ProxyAuthenticator, type HeaderSource, type ProxyAuthConfig } from "./proxy";
+import { LoginRateLimiter, type LoginRateLimits, type RateLimitScope } from "./rateLimit";
+import {
+  clearSessionCookie,
+  sessionCookie,
+  sessionCookieName,
+  sessionIdFromCookieHeader,
+  SessionStore,
+  type SessionInfo,
+  type SessionPolicy,
+  type SessionRefusal,
+} from "./sessions";
+import { AuthError, systemClock, type Clock, type Ms, type Principal, type User } from "./types";
+import { UserStore } from "./users";
+import { PASSWORD_MAX_LENGTH } from "./passwords";
+
+export interface PanelAuthOptions {
+  /** Directory holding panel.db. Required: never derived from cwd at import time. */
+  dataDir: string;
+  clock?: Clock;
+  sessions?: Partial<SessionPolicy>;
+  rateLimits?: Partial<LoginRateLimits>;
+  proxy?: ProxyAuthConfig;
+  authorization?: Partial<AuthorizationPolicy>;
+  guard?: Omit<RecentActionGuardOptions, "clock">;
+  setupTokenTtlMs?: Ms;
+}
+
+/** Where a request came from, for sessions and the audit log. */
+export interface RequestMeta {
+  /** The TCP peer address (socket.remoteAddress), not a forwarded-for header. */
+  sourceAddr: string | null;
+  userAgent?: string | null;
+}
+
+export type LoginResult =
+  | { ok: true; user: User; sessionId: string; session: SessionInfo; setCookie: string }
+  | {
+      ok: false;
+      reason: "invalid-credentials" | "rate-limited";
+      /** Safe to show: never says whether the user exists. */
+      message: string;
+      retryAfterMs?: Ms;
+    };
+
+export type AuthenticateResult =
+  | { ok: true; principal: Principal; via: "proxy" }
+  | { ok: true; principal: Principal; via: "session"; sessionId: string; session: SessionInfo }
+  | {
+      ok: false;
+      reason: SessionRefusal | "proxy-refused";
+      message: string;
+      /** A cookie was sent but is no good: send `clearSessionCookie()` back. */
+      clearCookie: boolean;
+    };
+
+const INVALID_CREDENTIALS = "invalid username or password";
+
+const SESSION_MESSAGES: Record<SessionRefusal, string> = {
+  missing: "sign in first",
+  malformed: "sign in first",
+  unknown: "your session has ended; sign in again",
+  "idle-timeout": "your session timed out; sign in again",
+  expired: "your session expired; sign in again",
+  "user-disabled": "this account is disabled",
+  "password-changed": "the password was changed; sign in again",
+};
+
+export class PanelAuth {
+  readonly db: PanelDb;
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly audit: AuditStore;
+  readonly limiter: LoginRateLimiter;
+  readonly guard: RecentActionGuard;
+  readonly proxy: ProxyAuthenticator;
+  readonly authorization: Readonly<AuthorizationPolicy>;
+  private readonly clock: Clock;
+
+  constructor(db: PanelDb, options: Omit<PanelAuthOptions, "dataDir"> = {}) {
+    this.db = db;
+    this.clock = options.clock ?? systemClock;
+    const clock = this.clock;
+    this.users = new UserStore(db, { clock, setupTokenTtlMs: options.setupTokenTtlMs });
+    this.sessions = new SessionStore(db, { clock, policy: options.sessions });
+    this.audit = new AuditStore(db, { clock });
+    this.limiter = new LoginRateLimiter({ clock, limits: options.rateLimits });
+    this.guard = new RecentActionGuard({ ...options.guard, clock });
+    this.proxy = new ProxyAuthenticator(options.proxy ?? PROXY_AUTH_DISABLED, this.users);
+    this.authorization = Object.freeze({ ...DEFAULT_AUTHORIZATION_POLICY, ...options.authorization });
+  }
+
+  /** `can()` with this panel's authorization policy. */
+  can(subject: Subject | null | undefined, action: Action, unit?: string | null): Decision {
+    return can(subject, action, unit, this.authorization);
+  }
+
+  /** `Set-Cookie` for a session, persistent until its absolute lifetime ends. */
+  cookieFor(sessionId: string, session: SessionInfo, options: { secure: boolean }): string {
+    return sessionCookie(sessionId, { secure: options.secure, maxAgeMs: session.expiresAt - this.clock() });
+  }
+
+  /** Sign in with a password: rate-limited, constant-ish time on failure, audited either way. */
+  async login(input: { username: unknown; password: unknown; secure: boolean } & RequestMeta): Promise<LoginResult> {
+    const username = typeof input.username === "string" ? input.username.trim().slice(0, 256) : "";
+    const password = typeof input.password === "string" ? input.password.slice(0, PASSWORD_MAX_LENGTH * 2) : "";
+    const attempt = this.limiter.attempt(username, input.sourceAddr);
+    if (!attempt.allowed) {
+      if (this.shouldRecordThrottled("rate-limited", input.sourceAddr)) {
+        this.recordLogin(username, input, "refused", `rate limited (${attempt.scope})`);
+      }
+      return { ok: false, reason: "rate-limited", message: rateLimitMessage(attempt.scope, attempt.retryAfterMs), retryAfterMs: attempt.retryAfterMs };
+    }
+    const check = await this.users.verifyCredentials(username, password);
+    if (!check.ok) {
+      this.recordLogin(username, input, "refused", check.reason);
+      return { ok: false, reason: "invalid-credentials", message: INVALID_CREDENTIALS };
+    }
+    attempt.succeeded();
+    const { id, session } = this.sessions.createSession(check.user.id, input);
+    this.audit.recordAudit({
+      user: check.user.username,
+      role: check.user.role,
+      sourceAddr: input.sourceAddr,
+      host: null,
+      unit: null,
+      action: "login",
+      reason: null,
+      outcome: "ok",
+    });
+    return { ok: true, user: check.user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
+  }
+
+  // Attempted names are recorded only when such a user exists: people type passwords into the
+  // username field, and those must not end up in the audit log.
+  private recordLogin(username: string, meta: RequestMeta, outcome: string, reason: string): void {
+    const user = this.users.getUser(username);
+    this.audit.recordAudit({
+      user: user?.username ?? null,
+      role: user?.role ?? null,
+      sourceAddr: meta.sourceAddr,
+      host: null,
+      unit: null,
+      action: "login",
+      reason,
+      outcome,
+    });
+  }
+
+  /** Sign out: ends the session, returns the clearing Set-Cookie. */
+  logout(input: { sessionId: string | null; secure: boolean } & RequestMeta): { ended: boolean; setCookie: string } {
+    const check = this.sessions.validateSession(input.sessionId);
+    const ended = this.sessions.endSession(input.sessionId);
+    if (check.ok) {
+      this.audit.recordAudit({
+        user: check.user.username,
+        role: check.user.role,
+        sourceAddr: input.sourceAddr,
+        host: null,
+        unit: null,
+        action: "logout",
+        reason: null,
+        outcome: "ok",
+      });
+    }
+    return { ended, setCookie: clearSessionCookie(input) };
+  }
+
+  /**
+   * Who is making this request? Trusted-proxy identity first (when enabled and the peer is a
+   * trusted proxy), then the session cookie. An identity header from an untrusted peer is ignored
+   * and recorded in the audit log.
+   */
+  authenticate(request: { remoteAddress: string | null; headers: HeaderSource; secure: boolean }): AuthenticateResult {
+    const fromProxy = this.proxy.identify({ remoteAddress: request.remoteAddress, headers: request.headers });
+    if (fromProxy.kind === "user") return { ok: true, principal: fromProxy.principal, via: "proxy" };
+    if (fromProxy.kind === "refused") {
+      this.audit.recordAudit({
+        user: fromProxy.username,
+        role: null,
+        sourceAddr: request.remoteAddress,
+        host: null,
+        unit: null,
+        action: "proxy-login",
+        reason: fromProxy.reason,
+        outcome: "refused",
+      });
+      return { ok: false, reason: "proxy-refused", message: fromProxy.reason, clearCookie: false };
+    }
+    if (fromProxy.kind === "ignored" && this.shouldRecordThrottled("proxy-header", request.remoteAddress)) {
+      this.audit.recordAudit({
+        user: null,
+        role: null,
+        sourceAddr: request.remoteAddress,
+        host: null,
+        unit: null,
+        action: "proxy-login",
+        reason: fromProxy.reason,
+        outcome: "refused",
+      });
+    }
+    const cookieHeader = headerValues(request.headers, "cookie").join("; ");
+    const sessionId = sessionIdFromCookieHeader(cookieHeader, request);
+    const check = this.sessions.validateSession(sessionId);
+    if (!check.ok) {
+      const cookieName = sessionCookieName(request);
+      const sentOurCookie = cookieHeader.split(";").some((part) => part.split("=")[0]!.trim() === cookieName);
+      return { ok: false, reason: check.reason, message: SESSION_MESSAGES[check.reason], clearCookie: sentOurCookie };
+    }
+    const { user } = check;
+    return {
+      ok: true,
+      via: "session",
+      sessionId: sessionId!,
+      session: check.session,
+      principal: { userId: user.id, username: user.username, role: user.role, unitPatterns: user.unitPatterns, via: "session" },
+    };
+  }
+
+  // Refusals a client can repeat at will (an identity header on every request, a flood of
+  // rate-limited logins) are recorded once a minute per kind and address, not once per request,
+  // so they cannot flood the audit log.
+  private readonly throttledSeen = new Map<string, Ms>();
+  private shouldRecordThrottled(kind: string, address: string | null): boolean {
+    const key = `${kind}\u0000${address ?? "unknown"}`;
+    const now = this.clock();
+    const last = this.throttledSeen.get(key);
+    if (last !== undefined && now - last < 60_000) return false;
+    if (this.throttledSeen.size >= 10_000) this.throttledSeen.clear();
+    this.throttledSeen.set(key, now);
+    return true;
+  }
+
+  /**
+   * A signed-in user changes their password. Every session of theirs ends (other browsers are
+   * signed out); a fresh session for this browser is returned with its Set-Cookie.
+   */
+  async changeOwnPassword(
+    input: { userId: number; currentPassword: string; newPassword: string; secure: boolean } & RequestMeta,
+  ): Promise<{ sessionId: string; session: SessionInfo; setCookie: string }> {
+    let user: User;
+    try {
+      user = await this.users.changeOwnPassword(input.userId, input.currentPassword, input.newPassword);
+    } catch (err) {
+      const known = this.users.getUserById(input.userId);
+      this.audit.recordAudit({
+        user: known?.username ?? null,
+        role: known?.role ?? null,
+        sourceAddr: input.sourceAddr,
+        host: null,
+        unit: null,
+        action: "user.passwd",
+        reason: err instanceof AuthError ? err.message : "error",
+        outcome: "refused",
+      });
+      throw err;
+    }
+    this.audit.recordAudit({ user: user.username, role: user.role, sourceAddr: input.sourceAddr, host: null, unit: null, action: "user.passwd", reason: null, outcome: "ok" });
+    const { id, session } = this.sessions.createSession(user.id, input);
+    return { sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
+  }
+
+  /** First-run setup from the setup link: creates the first admin and signs them in. */
+  async completeSetup(
+    input: { token: string; username: string; password: string; secure: boolean } & RequestMeta,
+  ): Promise<{ user: User; sessionId: string; session: SessionInfo; setCookie: string }> {
+    let user: User;
+    try {
+      user = await this.users.completeSetup(input.token, input.username, input.password);
+    } catch (err) {
+      this.audit.recordAudit({
+        user: null,
+        role: null,
+        sourceAddr: input.sourceAddr,
+        host: null,
+        unit: null,
+        action: "setup",
+        reason: err instanceof AuthError ? err.message : "error",
+        outcome: "refused",
+      });
+      throw err;
+    }
+    this.audit.recordAudit({ user: user.username, role: user.role, sourceAddr: input.sourceAddr, host: null, unit: null, action: "setup", reason: null, outcome: "ok" });
+    const { id, session } = this.sessions.createSession(user.id, input);
+    return { user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function rateLimitMessage(scope: RateLimitScope, retryAfterMs: Ms): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterMs / 60000));
+  const what = scope === "address" ? "from this address" : "for this account";
+  return `too many failed sign-ins ${what}; try again in ${minutes} min`;
+}
+
+/** Open `<dataDir>/panel.db` and build the auth object around it. */
+export function createPanelAuth(options: PanelAuthOptions): PanelAuth {
+  const db = openPanelDb(options.dataDir);
+  try {
+    return new PanelAuth(db, options);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

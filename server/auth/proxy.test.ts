@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openPanelDb, type PanelDb } from "./db";
+import { normaliseAddress, ProxyAuthenticator, PROXY_AUTH_DISABLED, trustedProxyList, type ProxyAuthConfig } from "./proxy";
+import { UserStore } from "./users";
+import { tempDataDir } from "./testHelpers";
+
+describe("ProxyAuthenticator", () => {
+  let tmp: ReturnType<typeof tempDataDir>;
+  let db: PanelDb;
+  let users: UserStore;
+  const config: ProxyAuthConfig = {
+    enabled: true,
+    header: "X-Forwarded-User",
+    trustedProxies: ["127.0.0.1", "::1", "10.20.0.0/16"],
+    defaultRole: null,
+  };
+
+  beforeEach(async () => {
+    tmp = tempDataDir();
+    db = openPanelDb(tmp.dir);
+    users = new UserStore(db);
+    await users.createUser({ username: "alice@example.com", password: null, role: "operator", unitPatterns: ["vllm-*"] });
+    await users.createUser({ username: "root", password: "correct horse battery staple", role: "admin" });
+    await users.createUser({ username: "root2", password: "correct horse battery staple", role: "admin" });
+    await users.createUser({ username: "gone", password: null, role: "viewer" });
+    users.setDisabled("gone", true);
+  });
+  afterEach(() => {
+    db.close();
+    tmp.cleanup();
+  });
+
+  it("is off by default: the header is ignored entirely", () => {
+    const off = new ProxyAuthenticator(PROXY_AUTH_DISABLED, users);
+    expect(off.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "root" } })).toEqual({ kind: "none" });
+  });
+
+  it("believes the header from a trusted proxy and maps it to the local user", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    const r = proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "Alice@Example.com" } });
+    expect(r).toEqual({
+      kind: "user",
+      principal: { userId: users.getUser("alice@example.com")!.id, username: "alice@example.com", role: "operator", unitPatterns: ["vllm-*"], via: "proxy" },
+    });
+  });
+
+  it.each(["192.0.2.1", "10.21.0.1", "::2", "127.0.0.2", "", null, "not-an-ip", "::ffff:192.0.2.1"])(
+    "ignores the header from the untrusted address %j",
+    (addr) => {
+      const proxy = new ProxyAuthenticator(config, users);
+      const r = proxy.identify({ remoteAddress: addr, headers: { "x-forwarded-user": "root" } });
+      expect(r.kind).toBe("ignored");
+    },
+  );
+
+  it("accepts CIDR ranges, IPv6 and IPv4-mapped peers", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    for (const addr of ["10.20.255.1", "::ffff:10.20.0.9", "::1", "::ffff:127.0.0.1"]) {
+      expect(proxy.isTrustedProxy(addr)).toBe(true);
+    }
+    expect(proxy.identify({ remoteAddress: "10.20.3.4", headers: { "x-forwarded-user": "root" } })).toMatchObject({ kind: "user", principal: { role: "admin" } });
+  });
+
+  it("reads fetch Headers as well as Node header records", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    const headers = new Headers({ "X-Forwarded-User": "root" });
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers })).toMatchObject({ kind: "user", principal: { username: "root" } });
+  });
+
+  it("falls back (none) when a trusted proxy sends no identity", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: {} })).toEqual({ kind: "none" });
+    expect(proxy.identify({ remoteAddress: "192.0.2.1", headers: {} })).toEqual({ kind: "none" });
+  });
+
+  it("refuses repeated, comma-joined or malformed identities", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    const from = (headers: Record<string, string | string[]> | Headers) => proxy.identify({ remoteAddress: "127.0.0.1", headers });
+    expect(from({ "x-forwarded-user": ["root", "alice@example.com"] })).toMatchObject({ kind: "refused" });
+    const joined = new Headers();
+    joined.append("x-forwarded-user", "alice@example.com");
+    joined.append("x-forwarded-user", "root");
+    expect(from(joined)).toMatchObject({ kind: "refused" });
+    for (const bad of ["", "-x", "root; admin", "$(id)", "a b", "x".repeat(200)]) {
+      expect(from({ "x-forwarded-user": bad }).kind).not.toBe("user");
+    }
+  });
+
+  it("refuses unknown users without a default role, and disabled users always", () => {
+    const proxy = new ProxyAuthenticator(config, users);
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "stranger" } })).toMatchObject({ kind: "refused", username: "stranger" });
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "gone" } })).toMatchObject({ kind: "refused", reason: "this account is disabled" });
+    const withDefault = new ProxyAuthenticator({ ...config, defaultRole: "viewer" }, users);
+    expect(withDefault.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "gone" } })).toMatchObject({ kind: "refused" });
+  });
+
+  it("maps unknown users to the configured default role", () => {
+    const proxy = new ProxyAuthenticator({ ...config, defaultRole: "operator", defaultUnitPatterns: ["tgi-*"] }, users);
+    expect(proxy.identify({ remoteAddress: "::1", headers: { "x-forwarded-user": "stranger" } })).toEqual({
+      kind: "user",
+      principal: { userId: null, username: "stranger", role: "operator", unitPatterns: ["tgi-*"], via: "proxy" },
+    });
+  });
+
+  it("rejects unusable configuration", () => {
+    expect(() => new ProxyAuthenticator({ ...config, trustedProxies: [] }, users)).toThrow(/at least one/);
+    expect(() => new ProxyAuthenticator({ ...config, trustedProxies: ["example.com"] }, users)).toThrow(/not an IP/);
+    expect(() => new ProxyAuthenticator({ ...config, trustedProxies: ["10.0.0.0/33"] }, users)).toThrow(/prefix/);
+    expect(() => new ProxyAuthenticator({ ...config, header: "x-user\r\nx" }, users)).toThrow(/header/);
+    expect(() => new ProxyAuthenticator({ ...config, defaultRole: "root" as never }, users)).toThrow(/role/);
+  });
+});
+
+describe("address helpers", () => {
+  it("normalises peer addresses", () => {
+    expect(normaliseAddress("::ffff:10.0.0.1")).toBe("10.0.0.1");
+    expect(normaliseAddress("fe80::1%eth0")).toBe("fe80::1");
+    expect(normaliseAddress("10.0.0.1, 10.0.0.2")).toBeNull();
+    expect(normaliseAddress(undefined)).toBeNull();
+  });
+  it("builds a matcher from addresses and ranges", () => {
+    const list = trustedProxyList(["192.168.1.0/24", "fd00::/8"]);
+    expect(list.check("192.168.1.77", "ipv4")).toBe(true);
+    expect(list.check("192.168.2.1", "ipv4")).toBe(false);
+    expect(list.check("fd12::1", "ipv6")).toBe(true);
+  });
+});

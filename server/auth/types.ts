@@ -1,0 +1,66 @@
+/**
+ * Shared types of the panel's auth module. Times are milliseconds since the epoch (`Ms`).
+ */
+import type { Ms } from "../agent/types";
+
+export type { Ms };
+
+/** Injectable clock so expiry and rate limits can be tested without sleeping. */
+export type Clock = () => Ms;
+export const systemClock: Clock = () => Date.now();
+
+export type Role = "viewer" | "operator" | "admin";
+export const ROLES: readonly Role[] = ["viewer", "operator", "admin"];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** A stored user as the rest of the panel may see it (never the password hash). */
+export interface User {
+  id: number;
+  username: string;
+  role: Role;
+  /** Unit globs an operator may act on (`*`, `?`), e.g. `vllm-team-a-*`. Ignored for other roles. */
+  unitPatterns: string[];
+  disabled: boolean;
+  createdAt: Ms;
+  /** null for users without a local password (reverse-proxy-only accounts). */
+  passwordChangedAt: Ms | null;
+  hasPassword: boolean;
+}
+
+/**
+ * The identity acting on a request: a local user signed in with a session, or a user named by a
+ * trusted reverse proxy (which may have no row in the users table: `userId` null, default role).
+ */
+export interface Principal {
+  userId: number | null;
+  username: string;
+  role: Role;
+  unitPatterns: readonly string[];
+  via: "session" | "proxy";
+}
+
+export type AuthErrorCode =
+  | "invalid-username"
+  | "weak-password"
+  | "invalid-role"
+  | "invalid-unit-pattern"
+  | "user-exists"
+  | "user-not-found"
+  | "last-admin"
+  | "wrong-password"
+  | "invalid-setup-token"
+  | "admin-exists"
+  | "schema-too-new";
+
+/** Thrown by store mutations (user management, setup). `message` is safe to show to the caller. */
+export class AuthError extends Error {
+  readonly code: AuthErrorCode;
+  constructor(code: AuthErrorCode, message: string) {
+    super(message);
+    this.name = "AuthError";
+    this.code = code;
+  }
+}
