@@ -1,0 +1,1196 @@
+/**
+ * "Why won't it start?" — one diagnosis of a systemd unit from facts the agent already holds.
+ *
+ * Public API (stable; the agent recomputes it live on every fact change, the panel renders it):
+ *
+ *   diagnose(facts: DiagnosisFacts): Diagnosis
+ *     Pure and synchronous: no I/O, no clock (everything is relative to facts.nowMs), never throws
+ *     on partial facts (missing GPU data, null telemetry cells, empty history or journal).
+ *
+ *   gpusUsedByUnit(unitName: string, samples: (GpuSample | null)[]): string[]
+ *     GPU uuids on which the unit's processes (live or exited) held memory in those samples; the
+ *     agent can pass the result as facts.unitGpus from a longer history than the last minute.
+ *
+ *   DIAGNOSIS_CODES / DiagnosisCode: the stable id of every case (see ./types.ts).
+ *
+ * Diagnosis = { severity: ok|info|warning|critical, code, headline (one sentence with the key
+ * numbers), evidence: {label, value, source}[], nextStep?: {text, action?: {kind, unit}},
+ * etaMs?: ms from facts.nowMs until the awaited event (memory free, SIGKILL, timeout, restart) }.
+ *
+ * Cases (issue 6): waiting in ExecStartPre for GPU memory held by an exited process / another
+ * unit / a process outside any unit / nobody listed; ExecStartPre or ExecStart exited non-zero;
+ * Result=timeout and its phase; crash loop and start limit; main process exited soon after
+ * becoming active; LoadState not-found / masked / bad-setting / error and failed dependencies;
+ * stop stuck in stop-sigterm; healthy; plus stopped, queued, plain start-pre and unknown states.
+ */
+import type { JournalEntry, UnitDetail, UnitStatePair, UnitTransition } from "../agent/types";
+import type { Diagnosis, DiagnosisFacts, Evidence, NextStep } from "./types";
+import {
+  CLD_DUMPED,
+  CLD_EXITED,
+  CLD_KILLED,
+  exitStatusHint,
+  formatClock,
+  formatCmdline,
+  formatDuration,
+  formatGpus,
+  formatMiB,
+  formatRate,
+  formatState,
+  formatTimestamp,
+  formatUsecSetting,
+  isInfiniteUsec,
+  plural,
+  signalName,
+  truncate,
+} from "./format";
+import {
+  analyseContention,
+  estimateDrain,
+  MIN_CONTENTION_MIB,
+  type DrainEstimate,
+  type GpuContention,
+  type GpuRef,
+  type HolderGroup,
+} from "./gpu";
+import {
+  autoRestarts,
+  findProcessExit,
+  lastDependencyFailure,
+  lastFailurePoint,
+  lastOutputLines,
+  lastTransitionInto,
+  managerComplaints,
+  samePair,
+  startLimitLine,
+  type FailurePoint,
+} from "./history";
+
+export { gpusUsedByUnit } from "./gpu";
+export { DIAGNOSIS_CODES } from "./types";
+export type { Diagnosis, DiagnosisCode, DiagnosisFacts, DiagnosisSeverity, Evidence, NextStep } from "./types";
+
+/** A main process that dies within this long after becoming active "exited soon after start". */
+export const SOON_AFTER_ACTIVE_MS = 60_000;
+/** A stop in stop-sigterm for longer than this is "stuck" (a clean stop takes milliseconds). */
+export const STOP_STUCK_AFTER_MS = 5_000;
+/** Automatic restarts within this window make a running unit "flapping". */
+export const FLAPPING_WINDOW_MS = 10 * 60_000;
+/** GPU data older than this is shown with its age. */
+export const GPU_SAMPLE_STALE_MS = 5_000;
+const LOG_LINES = 3;
+
+interface Ctx {
+  facts: DiagnosisFacts;
+  unit: UnitDetail;
+  name: string;
+  now: number;
+  /** Only this unit's transitions, oldest → newest. */
+  transitions: UnitTransition[];
+}
+
+const usecToMs = (usec: number): number | null => (Number.isFinite(usec) && usec > 0 ? usec / 1000 : null);
+const msToUsec = (ms: number): number => ms * 1000;
+const quote = (text: string): string => `\`${text}\``;
+const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function diagnose(facts: DiagnosisFacts): Diagnosis {
+  const unit = facts.unit;
+  if (unit === null) return notFound(facts.requestedName, null, facts.journal);
+  const ctx: Ctx = {
+    facts,
+    unit,
+    name: unit.name || facts.requestedName,
+    now: facts.nowMs,
+    transitions: facts.recentTransitions.filter((t) => t.unit === "" || t.unit === (unit.name || facts.requestedName)),
+  };
+
+  const load = diagnoseLoadState(ctx);
+  if (load) return load;
+
+  switch (unit.activeState) {
+    case "active":
+      return diagnoseActive(ctx);
+    case "reloading":
+      return diagnoseReloading(ctx);
+    case "activating":
+      return diagnoseActivating(ctx);
+    case "deactivating":
+      return diagnoseDeactivating(ctx);
+    case "failed":
+      return diagnoseFailed(ctx);
+    case "inactive":
+      return diagnoseInactive(ctx);
+    case "maintenance":
+      return {
+        severity: "info",
+        code: "maintenance",
+        headline: `In maintenance (${unit.subState}) for ${formatDuration(sinceState(ctx))}: systemd is cleaning its resources and will not start it meanwhile.`,
+        evidence: [stateEvidence(ctx)],
+      };
+    default:
+      return unknownState(ctx);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared bits
+
+/** When the unit entered its current state, in ms; null = unknown. */
+function stateEnteredMs(ctx: Ctx): number | null {
+  const fromUnit = usecToMs(ctx.unit.stateChangeUsec);
+  if (fromUnit !== null) return fromUnit;
+  const t = lastTransitionInto(ctx.transitions, (to) => samePair(to, ctx.unit));
+  return t ? usecToMs(t.atUsec) : null;
+}
+
+function sinceState(ctx: Ctx): number {
+  const entered = stateEnteredMs(ctx);
+  return entered === null ? 0 : Math.max(0, ctx.now - entered);
+}
+
+function ago(ctx: Ctx, atMs: number): string {
+  return `${formatDuration(ctx.now - atMs)} ago`;
+}
+
+function stateEvidence(ctx: Ctx): Evidence {
+  const entered = stateEnteredMs(ctx);
+  return {
+    label: "State",
+    value: entered === null ? formatState(ctx.unit) : `${formatState(ctx.unit)} for ${formatDuration(ctx.now - entered)} (since ${formatTimestamp(entered)})`,
+    source: "systemd",
+  };
+}
+
+function logEvidence(entries: readonly JournalEntry[]): Evidence[] {
+  return entries.map((e) => ({
+    label: `Log ${formatClock(e.atUsec / 1000)}${e.pid !== null && e.pid !== 1 ? ` [${e.pid}]` : ""}`,
+    value: truncate(e.message, 240),
+    source: "journal" as const,
+  }));
+}
+
+function restartCountEvidence(ctx: Ctx): Evidence[] {
+  return ctx.unit.nRestarts > 0 ? [{ label: "NRestarts", value: String(ctx.unit.nRestarts), source: "systemd" }] : [];
+}
+
+function hasTimeout(usec: number): boolean {
+  return !isInfiniteUsec(usec);
+}
+
+/**
+ * When the start times out. systemd re-arms the start timer each time it spawns a start command
+ * (service_spawn), so with several ExecStartPre= lines the budget restarts per command: the
+ * deadline counts from the later of entering the phase and the current control process's start.
+ */
+function startDeadlineMs(ctx: Ctx): number | null {
+  const u = ctx.unit;
+  if (!hasTimeout(u.timeoutStartUsec)) return null;
+  const entered = stateEnteredMs(ctx);
+  const controlStart = u.controlProcess?.startedAtMs;
+  const armed =
+    entered !== null && controlStart !== undefined && controlStart <= ctx.now
+      ? Math.max(entered, controlStart)
+      : entered ?? (controlStart !== undefined && controlStart <= ctx.now ? controlStart : null);
+  return armed === null ? null : armed + u.timeoutStartUsec / 1000;
+}
+
+function timeoutStartEvidence(ctx: Ctx, deadline: number | null): Evidence {
+  const setting = formatUsecSetting(ctx.unit.timeoutStartUsec);
+  if (deadline === null) {
+    return { label: "TimeoutStartSec", value: hasTimeout(ctx.unit.timeoutStartUsec) ? `${setting} (start time unknown)` : setting, source: "systemd" };
+  }
+  const left = deadline - ctx.now;
+  return {
+    label: "TimeoutStartSec",
+    value: left >= 0 ? `${setting}; ${formatDuration(left)} left (at ${formatClock(deadline)})` : `${setting}; passed ${formatDuration(left)} ago`,
+    source: "systemd",
+  };
+}
+
+/** The command a control process runs, from /proc, else from the unit's single ExecStartPre. */
+function controlCommand(ctx: Ctx): { argv: string[] | null; pid: number; startedAtMs: number | null } {
+  const u = ctx.unit;
+  const proc = u.controlProcess;
+  if (proc && proc.cmdline.length > 0) return { argv: proc.cmdline, pid: proc.pid, startedAtMs: proc.startedAtMs ?? null };
+  const fallback = u.subState === "start-pre" && u.execStartPre.length === 1 ? u.execStartPre[0].argv : null;
+  return { argv: fallback, pid: proc?.pid ?? u.controlPid, startedAtMs: proc?.startedAtMs ?? null };
+}
+
+/** Whether what runs now (control process, its children, the ExecStartPre lines) polls nvidia-smi. */
+function pollsNvidiaSmi(ctx: Ctx, argv: readonly string[] | null): boolean {
+  const mentions = (args: readonly string[]) => args.some((a) => a.includes("nvidia-smi"));
+  if (argv && mentions(argv)) return true;
+  if (ctx.unit.processes.some((p) => p.pid !== ctx.unit.mainPid && mentions(p.cmdline))) return true;
+  // Without a command line from /proc, fall back to the ExecStartPre definitions.
+  if (!argv && ctx.unit.execStartPre.some((c) => mentions([c.path, ...c.argv]))) return true;
+  return false;
+}
+
+function gpuContention(ctx: Ctx): GpuContention | null {
+  const sample = ctx.facts.gpuNow;
+  if (!sample || sample.gpus.length === 0) return null;
+  return analyseContention(ctx.name, sample, ctx.facts.gpuRecent, ctx.facts.unitGpus);
+}
+
+function gpuSampleEvidence(ctx: Ctx): Evidence[] {
+  const sample = ctx.facts.gpuNow;
+  if (!sample) return [{ label: "GPU data", value: "none: nvidia-smi gave no sample", source: "nvidia-smi" }];
+  const age = ctx.now - sample.atMs;
+  return age > GPU_SAMPLE_STALE_MS ? [{ label: "GPU data", value: `last sample ${formatDuration(age)} old`, source: "nvidia-smi" }] : [];
+}
+
+function describeGpuSet(c: GpuContention): string {
+  const origin = c.gpuSource === "given" ? "the unit's GPUs" : c.gpuSource === "history" ? "used by this unit last time it ran" : "all GPUs (the unit's own are not known)";
+  const missing = c.missing.length > 0 ? `; ${plural(c.missing.length, "GPU")} not in the sample` : "";
+  return `${formatGpus(c.gpus)} — ${origin}${missing}`;
+}
+
+function memoryEvidence(c: GpuContention): Evidence {
+  const used = c.usedMiB !== null ? formatMiB(c.usedMiB) : "unknown (memory.used N/A)";
+  const total = c.totalMiB !== null ? ` of ${formatMiB(c.totalMiB)}` : "";
+  return { label: "GPU memory used", value: `${used}${total} on ${formatGpus(c.gpus)}`, source: "nvidia-smi" };
+}
+
+function holderEvidence(ctx: Ctx, group: HolderGroup): Evidence {
+  const cmd = group.cmdline.length > 0 ? formatCmdline(group.cmdline, 100) : group.processName || "?";
+  const where = group.kind === "outside" ? "outside any unit" : group.unit ?? "unit unknown";
+  const parts = [`${formatMiB(group.mib)} on ${formatGpus(group.gpus)}`, where, cmd];
+  if (group.kind === "exited") {
+    if (group.exitedAtMs !== undefined) parts.push(`last seen alive ${ago(ctx, group.exitedAtMs)}`);
+    if (group.state !== "gone") parts.push(`process state: ${group.state}`);
+  }
+  const label = group.kind === "exited" ? `Exited PID ${group.pid}` : group.kind === "outside" ? `PID ${group.pid} (no unit)` : `PID ${group.pid}`;
+  return { label, value: parts.join(" · "), source: group.kind === "exited" ? "gpudeck" : "proc" };
+}
+
+function pidList(pids: readonly number[], max = 3): string {
+  const shown = pids.slice(0, max).join(", ");
+  return pids.length > max ? `${shown} +${pids.length - max}` : shown;
+}
+
+function allGpus(groups: readonly HolderGroup[]): GpuRef[] {
+  return groups.flatMap((g) => g.gpus);
+}
+
+const sumMiB = (groups: readonly HolderGroup[]) => groups.reduce((s, g) => s + g.mib, 0);
+
+// ---------------------------------------------------------------------------------------
+// Load state (case 8)
+
+function notFound(name: string, unit: UnitDetail | null, journal: readonly JournalEntry[]): Diagnosis {
+  return {
+    severity: "critical",
+    code: "not-found",
+    headline: `systemd has no unit named ${name}: check the name, or run \`systemctl daemon-reload\` after installing its unit file.`,
+    evidence: [
+      { label: "LoadState", value: "not-found", source: "systemd" },
+      ...(unit?.fragmentPath ? [{ label: "Unit file", value: unit.fragmentPath, source: "systemd" as const }] : []),
+      ...logEvidence(managerComplaints(journal, LOG_LINES)),
+    ],
+  };
+}
+
+function diagnoseLoadState(ctx: Ctx): Diagnosis | null {
+  const u = ctx.unit;
+  if (u.loadState === "loaded" || u.loadState === "") return null;
+  const running = !["inactive", "failed"].includes(u.activeState);
+  if (running) {
+    // Still running from before the file went away or was masked: it works until it stops.
+    if (u.loadState !== "not-found" && u.loadState !== "masked") return null;
+    return {
+      severity: "warning",
+      code: "unit-file-gone",
+      headline: `${capitalize(formatState(u))}, but its unit file is ${u.loadState === "masked" ? "masked" : "gone (not-found)"}: once it stops it cannot be started again.`,
+      evidence: [stateEvidence(ctx), { label: "LoadState", value: u.loadState, source: "systemd" }],
+    };
+  }
+  const fileEvidence: Evidence[] = u.fragmentPath ? [{ label: "Unit file", value: u.fragmentPath, source: "systemd" }] : [];
+  switch (u.loadState) {
+    case "not-found":
+      return notFound(ctx.name, u, ctx.facts.journal);
+    case "masked":
+      return {
+        severity: "critical",
+        code: "masked",
+        headline: `${ctx.name} is masked (its unit file points to /dev/null), so systemd refuses to start it; unmask it with \`systemctl unmask ${ctx.name}\` if it should run.`,
+        evidence: [{ label: "LoadState", value: "masked", source: "systemd" }, { label: "UnitFileState", value: u.unitFileState || "masked", source: "systemd" }, ...fileEvidence],
+      };
+    case "bad-setting": {
+      const complaints = managerComplaints(ctx.facts.journal, LOG_LINES);
+      const reason = complaints.length > 0 ? `: ${truncate(complaints[complaints.length - 1].message, 160)}` : "";
+      return {
+        severity: "critical",
+        code: "bad-setting",
+        headline: `The unit file has an invalid setting, so systemd refuses to start it${reason}.`,
+        evidence: [{ label: "LoadState", value: "bad-setting", source: "systemd" }, ...fileEvidence, ...logEvidence(complaints)],
+        nextStep: { text: `Fix the unit file${u.fragmentPath ? ` (${u.fragmentPath})` : ""}, run \`systemctl daemon-reload\`, then start it.` },
+      };
+    }
+    default:
+      return {
+        severity: "critical",
+        code: "load-error",
+        headline: `systemd could not load the unit file (LoadState=${u.loadState}), so it cannot be started.`,
+        evidence: [{ label: "LoadState", value: u.loadState, source: "systemd" }, ...fileEvidence, ...logEvidence(managerComplaints(ctx.facts.journal, LOG_LINES))],
+        nextStep: { text: "Check the unit file and the log lines, run `systemctl daemon-reload`, then start it." },
+      };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Failures (cases 4, 5, 7) — what failed, in which phase, with which exit
+
+type FailureKind = "condition" | "start-pre" | "start" | "start-post" | "running" | "stop" | "unknown";
+
+interface Failure {
+  kind: FailureKind;
+  result: string;
+  atMs: number | null;
+  /** "exited with code 1 (generic failure)", "was killed by SIGKILL"; null = not known */
+  exitPhrase: string | null;
+  exitStatus: number | null;
+  /** How long the main process ran after the unit became active (kind running). */
+  ranForMs: number | null;
+  /** A lower-case phrase: "ExecStartPre `x` exited with code 1". */
+  summary: string;
+  evidence: Evidence[];
+}
+
+function kindOfPhase(phase: UnitStatePair | null): FailureKind {
+  if (phase === null) return "unknown";
+  if (phase.activeState === "activating") {
+    if (phase.subState === "start-pre") return "start-pre";
+    if (phase.subState === "start") return "start";
+    if (phase.subState === "start-post") return "start-post";
+    if (phase.subState === "condition") return "condition";
+    return "unknown";
+  }
+  if (phase.activeState === "active" || phase.activeState === "reloading") return "running";
+  if (phase.activeState === "deactivating") return "stop";
+  return "unknown";
+}
+
+/** Without transitions, guess the phase from the unit's own timestamps. */
+function kindFromTimestamps(u: UnitDetail): FailureKind {
+  const inactiveExit = usecToMs(u.timestamps.inactiveExitUsec);
+  const mainStart = usecToMs(u.execMainStartUsec);
+  const activeEnter = usecToMs(u.timestamps.activeEnterUsec);
+  if (mainStart !== null && (inactiveExit === null || mainStart >= inactiveExit)) {
+    return activeEnter !== null && (inactiveExit === null || activeEnter >= inactiveExit) ? "running" : "start";
+  }
+  if (u.execStartPre.length > 0) return "start-pre";
+  return "unknown";
+}
+
+function exitPhraseOf(code: "exited" | "killed" | "dumped", status: number): string {
+  if (code === "exited") {
+    const hint = exitStatusHint(status);
+    return `exited with code ${status}${hint ? ` (${hint})` : ""}`;
+  }
+  if (code === "killed") return `was killed by ${signalName(status)}`;
+  return `dumped core (${signalName(status)})`;
+}
+
+function cldName(code: number): "exited" | "killed" | "dumped" | null {
+  return code === CLD_EXITED ? "exited" : code === CLD_KILLED ? "killed" : code === CLD_DUMPED ? "dumped" : null;
+}
+
+function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
+  const u = ctx.unit;
+  const journal = ctx.facts.journal;
+  const kind = point ? kindOfPhase(point.phase) : kindFromTimestamps(u);
+  const atMs = point ? usecToMs(point.failed.atUsec) : u.activeState === "failed" ? stateEnteredMs(ctx) : null;
+  const result = point && point.failed.result ? point.failed.result : u.result;
+  const evidence: Evidence[] = [];
+  const fromUsec = point?.phaseEnteredUsec ?? null;
+  const toUsec = point ? point.failed.atUsec + 1_000_000 : null;
+
+  let exitPhrase: string | null = null;
+  let exitStatus: number | null = null;
+  if (kind === "start" || kind === "running" || (kind === "unknown" && u.execMainExitUsec > 0)) {
+    const code = cldName(u.execMainCode);
+    const exitedInAttempt = u.execMainExitUsec > 0 && (fromUsec === null || u.execMainExitUsec >= fromUsec) && (toUsec === null || u.execMainExitUsec <= toUsec);
+    if (code && exitedInAttempt) {
+      exitPhrase = exitPhraseOf(code, u.execMainStatus);
+      exitStatus = u.execMainStatus;
+      evidence.push({ label: "Main process", value: `${exitPhrase} at ${formatClock(u.execMainExitUsec / 1000)} (ExecMainCode=${u.execMainCode}, ExecMainStatus=${u.execMainStatus})`, source: "systemd" });
+    } else {
+      const line = findProcessExit(journal, "main", fromUsec, toUsec);
+      if (line) {
+        exitPhrase = exitPhraseOf(line.code, line.status);
+        exitStatus = line.status;
+        evidence.push(...logEvidence([{ cursor: "", atUsec: line.atUsec, unit: ctx.name, priority: 6, pid: 1, message: line.message }]));
+      }
+    }
+  } else if (kind !== "unknown") {
+    const line = findProcessExit(journal, "control", fromUsec, toUsec);
+    if (line) {
+      exitPhrase = exitPhraseOf(line.code, line.status);
+      exitStatus = line.status;
+      evidence.push(...logEvidence([{ cursor: "", atUsec: line.atUsec, unit: ctx.name, priority: 6, pid: 1, message: line.message }]));
+    }
+  }
+
+  // Which command: the unit file's lines for the phase.
+  let what: string;
+  if (kind === "start-pre") {
+    const cmds = u.execStartPre;
+    if (cmds.length === 1) what = `ExecStartPre ${quote(formatCmdline(cmds[0].argv, 120))}`;
+    else if (cmds.length > 1) {
+      what = `one of the ${cmds.length} ExecStartPre commands`;
+      cmds.forEach((c, i) => evidence.push({ label: `ExecStartPre #${i + 1}`, value: formatCmdline(c.argv, 160), source: "systemd" }));
+    } else what = "ExecStartPre";
+  } else if (kind === "condition") what = "ExecCondition";
+  else if (kind === "start") what = u.execStart.length > 0 ? `ExecStart ${quote(formatCmdline(u.execStart[0].argv, 120))}` : "ExecStart";
+  else if (kind === "start-post") what = "ExecStartPost";
+  else if (kind === "running") what = "the main process";
+  else if (kind === "stop") what = "a stop command";
+  else what = "it";
+  if (kind === "start-pre" && u.execStartPre.length === 1) {
+    evidence.push({ label: "ExecStartPre", value: formatCmdline(u.execStartPre[0].argv, 200), source: "systemd" });
+  } else if ((kind === "start" || kind === "running") && u.execStart.length > 0) {
+    evidence.push({ label: "ExecStart", value: formatCmdline(u.execStart[0].argv, 200), source: "systemd" });
+  }
+
+  let ranForMs: number | null = null;
+  if (kind === "running") {
+    const activeAt = point?.phaseEnteredUsec ?? (u.timestamps.activeEnterUsec > 0 ? u.timestamps.activeEnterUsec : null);
+    const exitAt = u.execMainExitUsec > 0 && (activeAt === null || u.execMainExitUsec >= activeAt) ? u.execMainExitUsec : point?.failed.atUsec ?? null;
+    if (activeAt !== null && exitAt !== null && exitAt >= activeAt) ranForMs = (exitAt - activeAt) / 1000;
+  }
+
+  let summary: string;
+  if (result === "timeout") {
+    if (kind === "running" || kind === "stop") {
+      summary = `stopping took longer than TimeoutStopSec=${formatUsecSetting(u.timeoutStopUsec)}${point && point.teardown.length > 0 ? ` (went through ${point.teardown.join(" → ")})` : ""}`;
+    } else {
+      summary = `${what} was still running when TimeoutStartSec=${formatUsecSetting(u.timeoutStartUsec)} ran out`;
+    }
+  } else if (result === "oom-kill") {
+    summary = `the kernel's OOM killer killed a process of the unit (host RAM, not GPU memory)`;
+  } else if (result === "start-limit-hit" && kind === "unknown") {
+    summary = "systemd refused to start it again (start limit hit)";
+  } else {
+    const phrase = exitPhrase ?? (result && result !== "success" ? `failed (Result=${result})` : "failed");
+    summary = `${what} ${phrase}`;
+    if (kind === "start") summary += " before the service reported ready";
+    if (kind === "running" && ranForMs !== null) summary += ` ${formatDuration(ranForMs)} after the unit became active`;
+  }
+  evidence.unshift({ label: "Result", value: result || "unknown", source: "systemd" });
+  if (atMs !== null) evidence.unshift({ label: "Failed at", value: `${formatTimestamp(atMs)} (${ago(ctx, atMs)})`, source: "systemd" });
+
+  const outputUntil = point ? point.failed.atUsec + 1_000_000 : null;
+  evidence.push(...logEvidence(lastOutputLines(journal, LOG_LINES, outputUntil)));
+  return { kind, result, atMs, exitPhrase, exitStatus, ranForMs, summary, evidence };
+}
+
+function failureCode(f: Failure): Diagnosis["code"] {
+  if (f.result === "timeout") return f.kind === "running" || f.kind === "stop" ? "stop-timeout" : "start-timeout";
+  if (f.result === "oom-kill") return "oom-killed";
+  switch (f.kind) {
+    case "start-pre":
+    case "condition":
+      return "start-pre-failed";
+    case "start":
+      return "start-failed";
+    case "start-post":
+      return "start-post-failed";
+    case "running":
+      return f.ranForMs !== null && f.ranForMs <= SOON_AFTER_ACTIVE_MS ? "exited-after-start" : "main-exited";
+    default:
+      return "failed";
+  }
+}
+
+function failureNextStep(ctx: Ctx, f: Failure): NextStep {
+  let text = "Fix the cause shown in the log lines, then restart it.";
+  if (f.exitStatus === 203 || f.exitStatus === 127) text = "Check that the command exists and is executable (see the unit file), then restart it.";
+  else if (f.result === "timeout" && f.kind !== "running" && f.kind !== "stop") text = "Find out why the start phase took so long (log lines), or raise TimeoutStartSec=, then restart it.";
+  else if (f.result === "oom-kill") text = "Give the host more RAM headroom (MemoryMax=, model size, other processes), then restart it.";
+  return { text, action: { kind: "restart", unit: ctx.name } };
+}
+
+/** If a start-pre polled nvidia-smi and GPU memory is still held, a clause saying so. */
+function gpuStillHeldClause(ctx: Ctx): { clause: string; evidence: Evidence[] } | null {
+  const pollsGpu = ctx.unit.execStartPre.some((c) => [c.path, ...c.argv].some((a) => a.includes("nvidia-smi")));
+  if (!pollsGpu) return null;
+  const c = gpuContention(ctx);
+  if (!c || c.totalHeldMiB < MIN_CONTENTION_MIB) return null;
+  const heldGroups = [...c.otherUnits, ...c.leftover, ...c.outside, ...c.exited];
+  const holderText = heldGroups.length > 0 ? holderPhrase(ctx, heldGroups[0]) : "no listed process";
+  return {
+    clause: `; it polls nvidia-smi, and ${formatMiB(c.totalHeldMiB)} of GPU memory is still held on ${formatGpus(c.gpus)} (by ${holderText})`,
+    evidence: [memoryEvidence(c), ...heldGroups.slice(0, 4).map((g) => holderEvidence(ctx, g))],
+  };
+}
+
+function holderPhrase(ctx: Ctx, g: HolderGroup): string {
+  if (g.kind === "exited") return `exited process ${g.pid}${g.unit ? ` of ${g.unit}` : ""}`;
+  if (g.kind === "outside") return `PID ${g.pid} outside any unit`;
+  return g.unit === ctx.name ? `PID ${g.pid} left over in this unit` : `${g.unit ?? "a unit"} (PID ${g.pid})`;
+}
+
+function diagnoseFinalFailure(ctx: Ctx): Diagnosis {
+  const point = lastFailurePoint(ctx.transitions);
+  const f = describeFailure(ctx, point);
+  const code = failureCode(f);
+  const when = f.atMs !== null ? ` ${ago(ctx, f.atMs)}` : "";
+  let headline: string;
+  const extra: Evidence[] = [];
+  if (code === "start-timeout") {
+    const gpu = f.kind === "start-pre" ? gpuStillHeldClause(ctx) : null;
+    headline = `Start timed out${when}: ${f.summary}, so systemd stopped it${gpu ? gpu.clause : ""}.`;
+    if (gpu) extra.push(...gpu.evidence);
+  } else if (code === "stop-timeout") {
+    headline = `Stop timed out${when}: ${f.summary}, so systemd killed it and marked it failed.`;
+  } else {
+    headline = `Failed${when}: ${f.summary}.`;
+  }
+  return {
+    severity: "critical",
+    code,
+    headline,
+    evidence: [stateEvidence(ctx), ...f.evidence, ...extra, ...restartCountEvidence(ctx)],
+    nextStep: failureNextStep(ctx, f),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Crash loop (case 6)
+
+function restartWouldApply(restart: string, result: string): boolean {
+  switch (restart) {
+    case "always":
+      return true;
+    case "on-success":
+      return result === "success";
+    case "on-failure":
+      return result !== "success";
+    case "on-abnormal":
+      return ["signal", "core-dump", "timeout", "watchdog"].includes(result);
+    case "on-abort":
+      return ["signal", "core-dump"].includes(result);
+    case "on-watchdog":
+      return result === "watchdog";
+    default:
+      return false;
+  }
+}
+
+function restartPolicyEvidence(ctx: Ctx): Evidence[] {
+  const u = ctx.unit;
+  const limit =
+    u.startLimitBurst > 0 && !isInfiniteUsec(u.startLimitIntervalUsec)
+      ? `${plural(u.startLimitBurst, "start")} per ${formatUsecSetting(u.startLimitIntervalUsec)}`
+      : "none";
+  return [
+    { label: "Restart", value: `${u.restart || "no"}, RestartSec=${formatDuration(u.restartUsec / 1000)}`, source: "systemd" },
+    { label: "Start limit", value: limit, source: "systemd" },
+    { label: "NRestarts", value: String(u.nRestarts), source: "systemd" },
+  ];
+}
+
+interface RestartHistory {
+  count: number;
+  observed: number;
+  firstAtMs: number | null;
+}
+
+function restartHistory(ctx: Ctx, windowMs: number | null = null): RestartHistory {
+  const restarts = autoRestarts(ctx.transitions).filter((t) => windowMs === null || t.atUsec >= msToUsec(ctx.now - windowMs));
+  return {
+    count: Math.max(ctx.unit.nRestarts, restarts.length),
+    observed: restarts.length,
+    firstAtMs: restarts.length > 0 ? restarts[0].atUsec / 1000 : null,
+  };
+}
+
+function restartsPhrase(ctx: Ctx, h: RestartHistory): string {
+  const span = h.firstAtMs !== null && h.observed > 1 ? ` in ${formatDuration(ctx.now - h.firstAtMs)}` : "";
+  return `restarted ${plural(h.count, "time")}${span}`;
+}
+
+function crashLoopCycling(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
+  const history = restartHistory(ctx);
+  let etaMs: number | undefined;
+  let next = "";
+  if (u.activeState === "activating" && u.subState === "auto-restart") {
+    const entered = stateEnteredMs(ctx);
+    if (entered !== null) {
+      etaMs = Math.max(0, entered + u.restartUsec / 1000 - ctx.now);
+      next = `, next restart in ${formatDuration(etaMs)}`;
+    }
+  } else {
+    next = ", restarting now";
+  }
+  const first = history.count <= 1;
+  return {
+    severity: first ? "warning" : "critical",
+    code: first ? "auto-restart-pending" : "crash-loop",
+    headline: first
+      ? `${capitalize(f.summary)}; systemd restarts it${next ? next.replace(/^, /, " — ") : ""} (Restart=${u.restart}).`
+      : `Crash loop: ${f.summary}; ${restartsPhrase(ctx, history)}${next}.`,
+    evidence: [stateEvidence(ctx), ...f.evidence, ...restartPolicyEvidence(ctx)],
+    nextStep: first
+      ? undefined
+      : { text: "Stop it to end the loop while you fix the cause shown in the log lines.", action: { kind: "stop", unit: ctx.name } },
+    etaMs,
+  };
+}
+
+function startLimitHit(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
+  const history = restartHistory(ctx);
+  const limit =
+    u.startLimitBurst > 0 && !isInfiniteUsec(u.startLimitIntervalUsec)
+      ? ` (StartLimitBurst=${u.startLimitBurst} per ${formatUsecSetting(u.startLimitIntervalUsec)})`
+      : "";
+  const limitLine = startLimitLine(ctx.facts.journal);
+  return {
+    severity: "critical",
+    code: "start-limit-hit",
+    headline: `Start limit hit: systemd gave up after it ${restartsPhrase(ctx, history)}${limit}; the last attempt failed because ${f.summary}.`,
+    evidence: [stateEvidence(ctx), ...f.evidence, ...restartPolicyEvidence(ctx), ...(limitLine ? logEvidence([limitLine]) : [])],
+    nextStep: {
+      text: "Fix the cause shown in the log lines, then reset the failed state (clears the start limit) and start it again.",
+      action: { kind: "reset-failed", unit: ctx.name },
+    },
+  };
+}
+
+/** A final failed state is the end of a Restart= loop when the start limit stopped it. */
+function isStartLimitEnd(ctx: Ctx): boolean {
+  const u = ctx.unit;
+  if (u.result === "start-limit-hit") return true;
+  const line = startLimitLine(ctx.facts.journal);
+  const entered = stateEnteredMs(ctx);
+  if (line && (entered === null || line.atUsec >= msToUsec(entered) - 2_000_000)) return true;
+  const history = restartHistory(ctx);
+  if (history.count === 0) return false;
+  if (u.startLimitBurst > 0 && u.nRestarts >= u.startLimitBurst) return true;
+  // Restart= would have restarted this result; only the start limit stops it.
+  return history.observed > 0 && restartWouldApply(u.restart, u.result);
+}
+
+// ---------------------------------------------------------------------------------------
+// States
+
+function diagnoseFailed(ctx: Ctx): Diagnosis {
+  const last = ctx.transitions[ctx.transitions.length - 1];
+  if (last && last.to.activeState === "failed" && last.inRestartCycle) return crashLoopCycling(ctx);
+  const dependency = dependencyFailure(ctx);
+  if (dependency) return dependency;
+  if (isStartLimitEnd(ctx)) return startLimitHit(ctx);
+  return diagnoseFinalFailure(ctx);
+}
+
+function diagnoseInactive(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const last = ctx.transitions[ctx.transitions.length - 1];
+  if (last && last.inRestartCycle && samePair(last.to, u)) return crashLoopCycling(ctx);
+  const dependency = dependencyFailure(ctx);
+  if (dependency) return dependency;
+  if (u.job && (u.job.type === "start" || u.job.type === "restart")) return startQueued(ctx, u.job);
+  if (ctx.facts.job && (ctx.facts.job.type === "start" || ctx.facts.job.type === "restart")) return startQueued(ctx, ctx.facts.job);
+
+  const since = usecToMs(u.timestamps.inactiveEnterUsec) ?? stateEnteredMs(ctx);
+  const evidence: Evidence[] = [stateEvidence(ctx)];
+  const exit = cldName(u.execMainCode);
+  if (exit && u.execMainExitUsec > 0) {
+    evidence.push({ label: "Last exit", value: `main process ${exitPhraseOf(exit, u.execMainStatus)} at ${formatTimestamp(u.execMainExitUsec / 1000)}`, source: "systemd" });
+  }
+  if (u.unitFileState) evidence.push({ label: "UnitFileState", value: u.unitFileState, source: "systemd" });
+  const ranBefore = u.timestamps.activeExitUsec > 0 || u.execMainStartUsec > 0;
+  return {
+    severity: "info",
+    code: "stopped",
+    headline:
+      since !== null && ranBefore
+        ? `Stopped ${ago(ctx, since)} (since ${formatTimestamp(since)}); nothing is wrong, it is just not running.`
+        : "Not running and not started since systemd loaded it; nothing is wrong.",
+    evidence,
+    nextStep: { text: "Start it if it should be running.", action: { kind: "start", unit: ctx.name } },
+  };
+}
+
+function startQueued(ctx: Ctx, job: { id: number; type: string }): Diagnosis {
+  return {
+    severity: "info",
+    code: "start-queued",
+    headline: `A ${job.type} job (#${job.id}) is queued but systemd has not begun it: it is waiting for units it is ordered after (After=) to finish starting.`,
+    evidence: [stateEvidence(ctx), { label: "Job", value: `#${job.id} ${job.type}, waiting`, source: "systemd" }],
+  };
+}
+
+function dependencyFailure(ctx: Ctx): Diagnosis | null {
+  const u = ctx.unit;
+  const line = lastDependencyFailure(ctx.facts.journal);
+  const job = [...(ctx.facts.recentJobs ?? [])].reverse().find((j) => j.unit === ctx.name && j.phase === "finished" && j.result === "dependency");
+  const lineMs = line ? line.atUsec / 1000 : null;
+  const jobMs = job ? job.atMs : null;
+  const atMs = lineMs !== null && jobMs !== null ? Math.max(lineMs, jobMs) : lineMs ?? jobMs;
+  if (atMs === null) return null;
+  // Only if nothing started since: a later start supersedes the old cancelled job.
+  const lastStart = lastTransitionInto(ctx.transitions, (to) => to.activeState === "activating" || to.activeState === "active");
+  const startedMs = Math.max(lastStart ? lastStart.atUsec / 1000 : 0, usecToMs(u.timestamps.inactiveExitUsec) ?? 0);
+  if (startedMs > atMs) return null;
+  const evidence: Evidence[] = [stateEvidence(ctx)];
+  if (job) evidence.push({ label: "Start job", value: `#${job.jobId} ${job.jobType} finished with result "dependency"`, source: "systemd" });
+  if (line) evidence.push(...logEvidence([line]));
+  return {
+    severity: "critical",
+    code: "dependency-failed",
+    headline: `Not started ${formatDuration(ctx.now - atMs)} ago because a unit it requires failed to start (job result "dependency"); the problem is in that unit, not in this one.`,
+    evidence,
+    nextStep: { text: "Check the units this one Requires=/BindsTo= (`systemctl list-dependencies`), fix the failed one, then start this one." },
+  };
+}
+
+function unknownState(ctx: Ctx): Diagnosis {
+  return {
+    severity: "info",
+    code: "unknown-state",
+    headline: `State ${formatState(ctx.unit)} for ${formatDuration(sinceState(ctx))}: gpudeck has no diagnosis for this state.`,
+    evidence: [stateEvidence(ctx), { label: "Result", value: ctx.unit.result || "unknown", source: "systemd" }],
+  };
+}
+
+function diagnoseReloading(ctx: Ctx): Diagnosis {
+  return {
+    severity: "info",
+    code: "reloading",
+    headline: `Reloading for ${formatDuration(sinceState(ctx))} (ExecReload running); the service keeps running meanwhile.`,
+    evidence: [stateEvidence(ctx)],
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Active (case 10, and flapping)
+
+function diagnoseActive(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const activeSince =
+    usecToMs(u.timestamps.activeEnterUsec) ??
+    (() => {
+      const t = lastTransitionInto(ctx.transitions, (to) => to.activeState === "active");
+      return t ? t.atUsec / 1000 : null;
+    })() ??
+    stateEnteredMs(ctx);
+  const uptime = activeSince === null ? null : Math.max(0, ctx.now - activeSince);
+  const evidence: Evidence[] = [stateEvidence(ctx)];
+  if (u.mainProcess) {
+    evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${formatCmdline(u.mainProcess.cmdline, 160)}`, source: "proc" });
+  } else if (u.mainPid > 0) {
+    evidence.push({ label: "Main PID", value: String(u.mainPid), source: "systemd" });
+  }
+  const sample = ctx.facts.gpuNow;
+  if (sample) {
+    const own = sample.gpus.filter((g) => g.holders.some((h) => h.kind === "unit" && h.unit === ctx.name));
+    const mib = own.reduce((s, g) => s + g.holders.filter((h) => h.kind === "unit" && h.unit === ctx.name).reduce((a, h) => a + h.usedMiB, 0), 0);
+    if (own.length > 0) evidence.push({ label: "GPU memory", value: `${formatMiB(mib)} on ${formatGpus(own)}`, source: "nvidia-smi" });
+  }
+  evidence.push(...restartCountEvidence(ctx));
+
+  const recent = restartHistory(ctx, FLAPPING_WINDOW_MS);
+  if (recent.observed >= 2 && uptime !== null && uptime < FLAPPING_WINDOW_MS / 5) {
+    const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
+    return {
+      severity: "warning",
+      code: "crash-loop",
+      headline: `Running for ${formatDuration(uptime)}, but it ${restartsPhrase(ctx, recent)} (last failure: ${f.summary}); it may be crash-looping.`,
+      evidence: [...evidence, ...f.evidence.filter((e) => e.label !== "State"), ...restartPolicyEvidence(ctx)],
+    };
+  }
+
+  if (u.subState === "exited") {
+    return {
+      severity: "ok",
+      code: "healthy",
+      headline: `Ran successfully${activeSince !== null ? ` ${ago(ctx, activeSince)}` : ""} and stays active (RemainAfterExit=yes); nothing to do.`,
+      evidence,
+    };
+  }
+  const running = u.subState === "running";
+  const forText = uptime !== null ? ` for ${formatDuration(uptime)}${activeSince !== null ? ` (since ${formatTimestamp(activeSince)})` : ""}` : "";
+  return {
+    severity: "ok",
+    code: "healthy",
+    headline: running ? `Running normally${forText}.` : `Active (${u.subState})${forText}; nothing wrong.`,
+    evidence,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Activating (cases 1–3 and plain start phases)
+
+function diagnoseActivating(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  switch (u.subState) {
+    case "auto-restart":
+      return crashLoopCycling(ctx);
+    case "start-pre":
+    case "condition":
+      return diagnoseStartPre(ctx);
+    case "start":
+    case "start-post":
+      return diagnoseStartPhase(ctx);
+    default:
+      return unknownState(ctx);
+  }
+}
+
+function timeoutClause(ctx: Ctx, deadline: number | null, etaMs: number | null): string {
+  if (!hasTimeout(ctx.unit.timeoutStartUsec)) return " (no TimeoutStartSec)";
+  if (deadline === null) return "";
+  const left = deadline - ctx.now;
+  if (left < 0) return ` — TimeoutStartSec already passed ${formatDuration(left)} ago`;
+  if (etaMs === null) return ` — TimeoutStartSec in ${formatDuration(left)}`;
+  const margin = left - etaMs;
+  return margin >= 0
+    ? ` — ${formatDuration(margin)} before TimeoutStartSec`
+    : ` — ${formatDuration(margin)} after TimeoutStartSec (in ${formatDuration(left)}), so the start will time out first`;
+}
+
+function diagnoseStartPre(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const control = controlCommand(ctx);
+  const phaseLabel = u.subState === "condition" ? "ExecCondition" : "ExecStartPre";
+  const entered = stateEnteredMs(ctx);
+  const runningSince = control.startedAtMs !== null && control.startedAtMs <= ctx.now ? control.startedAtMs : entered;
+  const runningFor = runningSince === null ? null : ctx.now - runningSince;
+  const deadline = startDeadlineMs(ctx);
+  const cmdText = control.argv ? formatCmdline(control.argv, 120) : null;
+  const evidence: Evidence[] = [
+    stateEvidence(ctx),
+    {
+      label: phaseLabel,
+      value: `${control.pid > 0 ? `PID ${control.pid}` : "PID unknown"}${runningFor !== null ? `, running ${formatDuration(runningFor)}` : ""}: ${cmdText ?? "command line unknown"}`,
+      source: control.argv && u.controlProcess ? "proc" : "systemd",
+    },
+    timeoutStartEvidence(ctx, deadline),
+    ...restartCountEvidence(ctx),
+  ];
+  const polls = pollsNvidiaSmi(ctx, control.argv);
+  const contention = polls ? gpuContention(ctx) : null;
+  if (polls && contention && contention.totalHeldMiB >= MIN_CONTENTION_MIB) {
+    return waitingForGpu(ctx, contention, deadline, evidence);
+  }
+
+  const left = deadline === null ? null : deadline - ctx.now;
+  let gpuNote = "";
+  if (polls) {
+    evidence.push(...gpuSampleEvidence(ctx));
+    if (!contention) gpuNote = "; it polls nvidia-smi, but gpudeck has no GPU data to tell what it waits for";
+    else {
+      evidence.push({ label: "GPUs", value: describeGpuSet(contention), source: "gpudeck" }, memoryEvidence(contention));
+      gpuNote = `; it polls nvidia-smi and ${formatGpus(contention.gpus)} ${contention.gpus.length === 1 ? "holds" : "hold"} no memory, so it should finish shortly`;
+    }
+  }
+  const forText = runningFor !== null ? ` for ${formatDuration(runningFor)}` : "";
+  const timeout = timeoutClause(ctx, deadline, null);
+  return {
+    severity: left !== null && left < 0 ? "warning" : "info",
+    code: "start-pre-running",
+    headline: `${phaseLabel} running${forText}: ${quote(cmdText ?? "command unknown")}${gpuNote}${timeout}.`,
+    evidence,
+    etaMs: left !== null && left >= 0 ? left : undefined,
+  };
+}
+
+function diagnoseStartPhase(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const deadline = startDeadlineMs(ctx);
+  const left = deadline === null ? null : deadline - ctx.now;
+  const forText = ` for ${formatDuration(sinceState(ctx))}`;
+  const evidence: Evidence[] = [stateEvidence(ctx), timeoutStartEvidence(ctx, deadline), ...restartCountEvidence(ctx)];
+  let headline: string;
+  if (u.subState === "start") {
+    const main = u.mainProcess ? `PID ${u.mainProcess.pid}` : u.mainPid > 0 ? `PID ${u.mainPid}` : "the main process";
+    if (u.mainProcess) evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${formatCmdline(u.mainProcess.cmdline, 160)}`, source: "proc" });
+    headline = `Started${forText}: waiting for ${main} to report ready (Type=notify/forking)${timeoutClause(ctx, deadline, null)}.`;
+  } else {
+    const control = controlCommand(ctx);
+    if (control.argv) evidence.push({ label: "ExecStartPost", value: `PID ${control.pid}: ${formatCmdline(control.argv, 160)}`, source: "proc" });
+    headline = `ExecStartPost running${forText}${control.argv ? `: ${quote(formatCmdline(control.argv, 120))}` : ""}${timeoutClause(ctx, deadline, null)}.`;
+  }
+  return {
+    severity: left !== null && left < 0 ? "warning" : "info",
+    code: u.subState === "start" ? "start-running" : "start-post-running",
+    headline,
+    evidence,
+    etaMs: left !== null && left >= 0 ? left : undefined,
+  };
+}
+
+/** "exited process 4121 (vllm-kimi-k25.service, killed 14 s ago)" or "8 exited processes of …". */
+function exitedHoldersPhrase(ctx: Ctx, groups: readonly HolderGroup[]): string {
+  const u = ctx.unit;
+  const earliest = groups.reduce<number | null>((m, g) => (g.exitedAtMs === undefined ? m : m === null ? g.exitedAtMs : Math.min(m, g.exitedAtMs)), null);
+  // "killed" only when this unit's last main process was killed at about that time.
+  const mainExitMs = usecToMs(u.execMainExitUsec);
+  const killed =
+    groups.every((g) => g.unit === ctx.name) &&
+    (u.execMainCode === CLD_KILLED || u.execMainCode === CLD_DUMPED) &&
+    mainExitMs !== null &&
+    earliest !== null &&
+    Math.abs(mainExitMs - earliest) <= 10_000;
+  const verb = killed ? "killed" : "exited";
+  const when = earliest !== null ? `${verb} ${ago(ctx, earliest)}` : null;
+  const units = [...new Set(groups.map((g) => g.unit ?? "no unit"))];
+  if (groups.length === 1) {
+    const g = groups[0];
+    return `exited process ${g.pid} (${[g.unit ?? "outside any unit", when].filter(Boolean).join(", ")})`;
+  }
+  const pids = pidList(groups.map((g) => g.pid).sort((a, b) => a - b));
+  const of = units.length === 1 && units[0] !== "no unit" ? ` of ${units[0]}` : "";
+  const unitList = of ? "" : `${units.join(", ")}; `;
+  return `${groups.length} exited processes${of} (${unitList}PIDs ${pids}${when ? `; ${when}` : ""})`;
+}
+
+interface DrainView {
+  drain: DrainEstimate;
+  remainingMiB: number;
+  etaMs: number | null;
+  clause: string;
+  evidence: Evidence[];
+}
+
+function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinceMs: number | null): DrainView {
+  const uuids = [...new Set(gpus.map((g) => g.uuid))];
+  const samples = [...ctx.facts.gpuRecent, ...(ctx.facts.gpuNow ? [ctx.facts.gpuNow] : [])];
+  const drain = estimateDrain(samples, uuids, sinceMs, ctx.now);
+  const evidence: Evidence[] = [];
+  let etaMs: number | null = null;
+  let clause: string;
+  if (drain.status === "draining" && drain.mibPerSecond !== undefined) {
+    etaMs = (remainingMiB / drain.mibPerSecond) * 1000;
+    clause = `draining at ${formatRate(drain.mibPerSecond)}, free in ~${formatDuration(etaMs)}`;
+    evidence.push(
+      { label: "Drain rate", value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDuration(drain.spanMs)})`, source: "nvidia-smi" },
+      { label: "Free in", value: `~${formatDuration(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
+    );
+  } else if (drain.status === "flat") {
+    clause = `not draining (no drop over the last ${formatDuration(drain.spanMs)}), so it may never be freed`;
+    evidence.push({ label: "Drain rate", value: `none: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)}`, source: "nvidia-smi" });
+  } else if (drain.status === "growing") {
+    clause = `growing, not draining`;
+    evidence.push({ label: "Drain rate", value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDuration(drain.spanMs)}`, source: "nvidia-smi" });
+  } else {
+    clause = "drain rate not known yet";
+    evidence.push({ label: "Drain rate", value: `unknown: ${plural(drain.points, "usable sample")} since the exit`, source: "nvidia-smi" });
+  }
+  return { drain, remainingMiB, etaMs, clause, evidence };
+}
+
+function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, baseEvidence: Evidence[]): Diagnosis {
+  const left = deadline === null ? null : deadline - ctx.now;
+  const exitedMiB = sumMiB(c.exited);
+  const exitedGpus = allGpus(c.exited);
+  const exitSince = c.exited.reduce<number | null>((m, g) => (g.exitedAtMs === undefined ? m : m === null ? g.exitedAtMs : Math.min(m, g.exitedAtMs)), null);
+  const evidence: Evidence[] = [
+    ...baseEvidence,
+    ...gpuSampleEvidence(ctx),
+    { label: "GPUs", value: describeGpuSet(c), source: "gpudeck" },
+    memoryEvidence(c),
+    ...[...c.otherUnits, ...c.leftover, ...c.outside, ...c.exited].slice(0, 8).map((g) => holderEvidence(ctx, g)),
+  ];
+  if (c.unattributed.mib > 0) {
+    evidence.push({ label: "Not attributed", value: `${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`, source: "nvidia-smi" });
+  }
+  // Memory that frees by itself (exited + unattributed on those GPUs) drains together.
+  const exitedView =
+    c.exited.length > 0
+      ? drainView(
+          ctx,
+          exitedGpus,
+          exitedMiB + unattributedOn(c, exitedGpus),
+          exitSince,
+        )
+      : null;
+  if (exitedView) evidence.push(...exitedView.evidence);
+
+  const blockers = c.otherUnits.length > 0 ? "unit" : c.leftover.length > 0 ? "leftover" : c.outside.length > 0 ? "outside" : null;
+  const timeoutEta = left !== null && left >= 0 ? left : undefined;
+  const alsoExited = exitedView ? `; another ${formatMiB(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
+
+  if (blockers === "unit") {
+    const byUnit = new Map<string, HolderGroup[]>();
+    for (const g of c.otherUnits) byUnit.set(g.unit ?? "?", [...(byUnit.get(g.unit ?? "?") ?? []), g]);
+    const units = [...byUnit.entries()].sort((a, b) => sumMiB(b[1]) - sumMiB(a[1]));
+    const first = units[0];
+    const held = units.length === 1
+      ? `${formatMiB(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
+      : `${formatMiB(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiB(sumMiB(gs))})`).join(" and ")}`;
+    return {
+      severity: "critical",
+      code: "waiting-gpu-unit",
+      headline: `Waiting in ExecStartPre for GPU memory: ${held}, which will not be freed until ${units.length === 1 ? "that unit stops" : "those units stop"}${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
+      evidence,
+      nextStep: {
+        text: `Open ${first[0]}: stop it if it should not hold these GPUs, or give the two units different GPUs.`,
+        action: { kind: "open-unit", unit: first[0] },
+      },
+      etaMs: timeoutEta,
+    };
+  }
+  if (blockers === "leftover") {
+    const mib = sumMiB(c.leftover);
+    const pids = c.leftover.map((g) => g.pid);
+    return {
+      severity: "critical",
+      code: "waiting-gpu-leftover",
+      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(mib)} on ${formatGpus(allGpus(c.leftover))} is held by ${plural(pids.length, "process", "processes")} (PID ${pidList(pids)}) still running in this unit from an earlier run, so it waits for itself${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
+      evidence,
+      nextStep: { text: `Kill the left-over process${pids.length > 1 ? "es" : ""} (kill -9 ${pids.join(" ")}); KillMode=process or none lets workers outlive a stop.` },
+      etaMs: timeoutEta,
+    };
+  }
+  if (blockers === "outside") {
+    const g = c.outside[0];
+    const more = c.outside.length > 1 ? ` and ${plural(c.outside.length - 1, "other process", "other processes")}` : "";
+    const cmd = g.cmdline.length > 0 ? formatCmdline(g.cmdline, 100) : g.processName;
+    return {
+      severity: "critical",
+      code: "waiting-gpu-outside",
+      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(sumMiB(c.outside))} on ${formatGpus(allGpus(c.outside))} is held by PID ${g.pid} outside any systemd unit (${quote(cmd)})${more}, which will not be freed until it exits${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
+      evidence,
+      nextStep: { text: `Stop PID ${c.outside.map((o) => o.pid).join(", ")} from a shell if ${c.outside.length > 1 ? "they" : "it"} should not hold the GPU; the start then continues.` },
+      etaMs: timeoutEta,
+    };
+  }
+
+  if (exitedView) {
+    const eta = exitedView.etaMs;
+    const timeout = timeoutClause(ctx, deadline, eta);
+    const passed = left !== null && left < 0;
+    const makesIt = eta !== null && !passed && (left === null || eta <= left);
+    const notFreeing = exitedView.drain.status === "flat" || exitedView.drain.status === "growing";
+    const severity = makesIt ? "warning" : exitedView.drain.status === "unknown" && !passed ? "warning" : "critical";
+    const unattributed = unattributedOn(c, exitedGpus);
+    const amount = formatMiB(exitedMiB + unattributed);
+    let next: NextStep;
+    if (makesIt) next = { text: `Nothing to do: the start should continue in about ${formatDuration(eta ?? 0)}, once the memory is free.` };
+    else if (notFreeing) next = { text: "The memory is not being released: look for an orphaned or stuck (D-state) worker with `fuser -v /dev/nvidia*` and kill it." };
+    else if (eta !== null && left !== null && !passed) next = { text: "The start will likely time out first: raise TimeoutStartSec= or wait for the memory to drain, then start again." };
+    else next = { text: "Watch the drain; if it does not progress, look for an orphaned worker with `fuser -v /dev/nvidia*`." };
+    return {
+      severity,
+      code: "waiting-gpu-exited",
+      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}.`,
+      evidence,
+      nextStep: next,
+      // Only a real drain estimate: a countdown to the timeout here would read as "free in".
+      etaMs: eta ?? undefined,
+    };
+  }
+
+  // Only memory nobody is listed for.
+  const view = drainView(ctx, c.unattributed.gpus, c.unattributed.mib, null);
+  evidence.push(...view.evidence);
+  const makesIt = view.etaMs !== null && (left === null || (left >= 0 && view.etaMs <= left));
+  return {
+    severity: makesIt ? "warning" : "critical",
+    code: "waiting-gpu-unattributed",
+    headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)} is in use but nvidia-smi lists no process for it (a process in another PID namespace, or a driver-held allocation); ${view.clause}${timeoutClause(ctx, deadline, view.etaMs)}.`,
+    evidence,
+    nextStep: { text: "Find the holder with `fuser -v /dev/nvidia*` (also inside containers) and stop it." },
+    etaMs: view.etaMs ?? undefined,
+  };
+}
+
+function unattributedOn(c: GpuContention, gpus: readonly GpuRef[]): number {
+  const uuids = new Set(gpus.map((g) => g.uuid));
+  return c.unattributed.gpus.filter((g) => uuids.has(g.uuid)).reduce((s, g) => s + g.mib, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Deactivating (case 9)
+
+function diagnoseDeactivating(ctx: Ctx): Diagnosis {
+  const u = ctx.unit;
+  const entered = stateEnteredMs(ctx);
+  const inState = entered === null ? null : ctx.now - entered;
+  const evidence: Evidence[] = [stateEvidence(ctx)];
+  const main = u.mainProcess ?? u.processes.find((p) => p.pid === u.mainPid) ?? u.processes[0] ?? null;
+  if (main) evidence.push({ label: "Process", value: `PID ${main.pid} (${main.state}): ${formatCmdline(main.cmdline, 160)}`, source: "proc" });
+  if (u.processes.length > 1) evidence.push({ label: "Processes left", value: String(u.processes.length), source: "proc" });
+  const stopSetting = formatUsecSetting(u.timeoutStopUsec);
+  evidence.push({ label: "TimeoutStopSec", value: stopSetting, source: "systemd" });
+
+  // Why it is stopping, when a start timed out or failed.
+  let cause = "";
+  if (u.result && u.result !== "success") {
+    const point = lastFailurePoint(ctx.transitions);
+    const lastDeactivate = lastTransitionInto(ctx.transitions, (to) => to.activeState === "deactivating" && to.subState === u.subState);
+    const phase = lastDeactivate ? kindOfPhase(lastDeactivate.from) : point ? kindOfPhase(point.phase) : "unknown";
+    const phaseName = phase === "start-pre" ? "in ExecStartPre" : phase === "start" ? "in ExecStart" : phase === "start-post" ? "in ExecStartPost" : "";
+    cause = u.result === "timeout" ? `Start timed out${phaseName ? ` ${phaseName}` : ""}; ` : `Failed (Result=${u.result}); `;
+    evidence.push({ label: "Result", value: u.result, source: "systemd" });
+  }
+  const who = main ? `PID ${main.pid}${main.cmdline.length > 0 ? ` (${main.cmdline[0].split("/").pop()})` : ""}` : "the unit's processes";
+  const dState = main?.state === "uninterruptible";
+  const dNote = dState ? "; it is in D state (uninterruptible, often a GPU driver wait), which even SIGKILL cannot end until the kernel call returns" : "";
+  const hasStopTimeout = hasTimeout(u.timeoutStopUsec);
+  const deadline = entered !== null && hasStopTimeout ? entered + u.timeoutStopUsec / 1000 : null;
+  const left = deadline === null ? null : deadline - ctx.now;
+
+  if (u.subState === "stop-sigterm" || u.subState === "final-sigterm") {
+    const forText = inState !== null ? ` ${formatDuration(inState)} ago` : "";
+    const killText = !hasStopTimeout
+      ? "; no SIGKILL will follow (TimeoutStopSec=infinity)"
+      : left === null
+        ? `; SIGKILL follows after TimeoutStopSec=${stopSetting}`
+        : left >= 0
+          ? `; systemd sends SIGKILL in ${formatDuration(left)}`
+          : `; SIGKILL was due ${formatDuration(left)} ago`;
+    const stuck = inState === null || inState >= STOP_STUCK_AFTER_MS;
+    if (!stuck) {
+      return {
+        severity: "info",
+        code: "stopping",
+        headline: `${cause}Stopping: SIGTERM sent${forText}, waiting for ${who} to exit${killText}.`,
+        evidence,
+        etaMs: left !== null && left >= 0 ? left : undefined,
+      };
+    }
+    return {
+      severity: !hasStopTimeout || (left !== null && left < 0) || dState ? "critical" : "warning",
+      code: "stop-stuck",
+      headline: `${cause}Stop stuck: ${who} has ignored SIGTERM for ${formatDuration(inState ?? 0)}${killText}${dNote}.`,
+      evidence,
+      nextStep: {
+        text: hasStopTimeout
+          ? `Wait for SIGKILL${left !== null && left >= 0 ? ` in ${formatDuration(left)}` : ""}, or kill it now (\`systemctl kill -s SIGKILL ${ctx.name}\`).`
+          : `Kill it (\`systemctl kill -s SIGKILL ${ctx.name}\`); consider a finite TimeoutStopSec=.`,
+      },
+      etaMs: left !== null && left >= 0 ? left : undefined,
+    };
+  }
+  if (u.subState === "stop-sigkill" || u.subState === "final-sigkill") {
+    return {
+      severity: "critical",
+      code: "stop-stuck",
+      headline: `${cause}Stop stuck: SIGKILL sent ${formatDuration(inState ?? 0)} ago but ${who} is still there${dNote || "; it is probably stuck in the kernel (D state)"}.`,
+      evidence,
+      nextStep: { text: "Check the process state (`ps -o pid,stat,wchan -p …`) and dmesg for GPU driver errors (Xid); a reboot may be needed." },
+      etaMs: left !== null && left >= 0 ? left : undefined,
+    };
+  }
+  // stop (ExecStop), stop-post (ExecStopPost), stop-watchdog …
+  const control = controlCommand(ctx);
+  const cmd = control.argv ? `: ${quote(formatCmdline(control.argv, 120))}` : "";
+  const label = u.subState === "stop" ? "ExecStop" : u.subState === "stop-post" ? "ExecStopPost" : formatState(u);
+  const slow = inState !== null && inState >= STOP_STUCK_AFTER_MS;
+  const nextSignal = left === null ? "" : left >= 0 ? `; systemd moves on (SIGTERM) in ${formatDuration(left)}` : `; its timeout passed ${formatDuration(left)} ago`;
+  return {
+    severity: slow ? "warning" : "info",
+    code: "stopping",
+    headline: `${cause}Stopping: ${label} running for ${formatDuration(inState ?? 0)}${cmd}${nextSignal}.`,
+    evidence,
+    etaMs: left !== null && left >= 0 ? left : undefined,
+  };
+}
