@@ -88,6 +88,8 @@ export class Hub {
   private actions: ActionRecord[] = [];
   private actionsByJob = new Map<number, ActionRecord>();
   private latestGpu: GpuSample | null = null;
+  /** full samples of the last ~2 min (diagnosis needs holders' PIDs and exit times) */
+  private recentGpu: GpuSample[] = [];
   private telemetry: BackendStatus = { state: "connecting", message: "waiting for the first GPU sample", sinceMs: Date.now() };
   private attributing = false;
   private readonly eventRing: number;
@@ -154,6 +156,21 @@ export class Hub {
       transitions: before ? [before, ...transitions] : transitions,
       actions: this.actions.filter((a) => a.unit === unit && a.atMs * 1000 >= sinceUsec),
     };
+  }
+
+  /** Full GPU samples at or after sinceMs (at most the last ~2 min). */
+  gpuRecent(sinceMs: number): GpuSample[] {
+    return this.recentGpu.filter((s) => s.atMs >= sinceMs);
+  }
+
+  /** Job events of a unit still in the event ring, oldest first. */
+  recentJobs(unit: string, limit = 20): JobEvent[] {
+    const jobs: JobEvent[] = [];
+    for (let i = this.ring.length - 1; i >= 0 && jobs.length < limit; i--) {
+      const e = this.ring[i]!.event;
+      if (e.kind === "job" && e.job.unit === unit) jobs.push(e.job);
+    }
+    return jobs.reverse();
   }
 
   recentActions(limit = 100): ActionRecord[] {
@@ -322,6 +339,8 @@ export class Hub {
     try {
       const sample = await this.attributor.attribute(raw);
       this.latestGpu = sample;
+      this.recentGpu.push(sample);
+      while (this.recentGpu.length > 0 && this.recentGpu[0]!.atMs < sample.atMs - 120_000) this.recentGpu.shift();
       this.gpuHistory.push(sample);
       this.emit({ kind: "gpu", sample });
     } catch (err) {

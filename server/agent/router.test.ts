@@ -24,7 +24,8 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 /** Collect events from events.watch until `until` says stop (or a timeout). */
 async function collect(s: Setup, input: { lastEventId?: string | null } | undefined, until: (e: AgentEvent[]) => boolean, timeoutMs = 5000) {
   const ctl = new AbortController();
-  const iterable = await s.caller.events.watch(input, { signal: ctl.signal });
+  const caller = createCallerFactory(s.router)(admin, { signal: ctl.signal });
+  const iterable = await caller.events.watch(input);
   const got: { id: string; data: AgentEvent }[] = [];
   const timer = setTimeout(() => ctl.abort(), timeoutMs);
   try {
@@ -191,6 +192,35 @@ describe("agent without GPUDECK_UNITS", () => {
     try {
       expect((await s.caller.units.list()).units).toEqual([]);
       await expect(s.caller.units.restart({ name: "vllm-kimi-k25.service" })).rejects.toThrow(/set GPUDECK_UNITS/);
+    } finally {
+      s.shutdown.abort();
+      await s.hub.close();
+    }
+  });
+});
+
+describe("units.diagnose (simulated incident)", () => {
+  it("says a restarted unit waits for GPU memory held by its exited processes, then that it is healthy", async () => {
+    const s = await setup();
+    try {
+      const kimi = "vllm-kimi-k25.service";
+      await collect(s, { lastEventId: s.hub.currentEventId() }, (e) =>
+        e.some((x) => x.kind === "gpu" && x.sample.gpus.some((g) => g.holders.some((h) => h.unit === kimi && h.kind === "unit"))),
+      );
+      expect((await s.caller.units.diagnose({ name: kimi })).code).toBe("healthy");
+      await s.caller.units.kill({ name: kimi });
+      const mark = s.hub.currentEventId();
+      await s.caller.units.restart({ name: kimi });
+      await collect(s, { lastEventId: mark }, (e) => e.filter((x) => x.kind === "gpu").length >= 3);
+      const waiting = await s.caller.units.diagnose({ name: kimi });
+      expect(waiting.code).toBe("waiting-gpu-exited");
+      expect(waiting.headline).toMatch(/ExecStartPre/);
+      expect(waiting.headline).toMatch(/GiB/);
+      expect(waiting.headline).toMatch(/exited process/);
+      await collect(s, { lastEventId: s.hub.currentEventId() }, (e) =>
+        e.some((x) => x.kind === "transition" && x.transition.unit === kimi && x.transition.to.subState === "running"),
+      );
+      expect((await s.caller.units.diagnose({ name: kimi })).code).toBe("healthy");
     } finally {
       s.shutdown.abort();
       await s.hub.close();

@@ -7,6 +7,7 @@
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
+import { diagnose } from "../diagnosis/diagnose";
 import type { AgentEvent, Hub } from "./hub";
 import type { UnitAction } from "./types";
 import { matchesUnitGlobs, unitNameSchema } from "./unitNames";
@@ -94,6 +95,26 @@ export function createAgentRouter(deps: AgentRouterDeps) {
     restart: act("restart"),
     resetFailed: act("reset-failed"),
     kill: act("kill"),
+    /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
+    diagnose: authedProcedure.input(z.object({ name: unitNameSchema }).strict()).query(async ({ input }) => {
+      const name = allowed(input.name);
+      const nowMs = Date.now();
+      const [unit, journal] = await Promise.all([
+        hub.host.systemd.get(name),
+        hub.host.systemd.journal(name, 50).catch(() => []),
+      ]);
+      return diagnose({
+        nowMs,
+        unit,
+        requestedName: name,
+        recentTransitions: hub.timeline(name).transitions.slice(-50),
+        gpuNow: hub.gpuNow(),
+        gpuRecent: hub.gpuRecent(nowMs - 60_000),
+        journal,
+        job: unit?.job ?? null,
+        recentJobs: hub.recentJobs(name),
+      });
+    }),
     timeline: authedProcedure
       .input(z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative().optional() }).strict())
       .query(({ input }) => hub.timeline(allowed(input.name), (input.sinceMs ?? 0) * 1000)),

@@ -251,11 +251,22 @@ describe("case 2 — memory held by another running unit", () => {
     expect(evidence(d, "PID 9100")?.value).toMatch(/70 GiB on GPU 0 · llama-70b.service/);
   });
 
-  it("memory held by both an exited process and another unit: the unit blocks, the drain is mentioned", () => {
+  it("exited memory that outweighs a small co-resident unit is what the start waits for", () => {
     const f = incidentFacts({ extraHolders: (i) => (i === 0 ? [holder("unit", 9100, 30 * GIB, { unit: "embedder.service" })] : []) });
     const d = diagnose(f);
+    expect(d.code).toBe("waiting-gpu-exited");
+    expect(d.headline).toContain("still held by exited process 4121 (vllm-kimi-k25.service, killed 14 s ago)");
+    expect(d.headline).toContain("live processes hold another 30 GiB there");
+    expect(evidence(d, "Drain rate")).toBeDefined();
+  });
+
+  it("memory held by both an exited process and a bigger running unit: the unit blocks, the drain is mentioned", () => {
+    const f = incidentFacts({
+      extraHolders: () => [holder("unit", 9100, 76 * GIB, { unit: "embedder.service" })],
+    });
+    const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-unit");
-    expect(d.headline).toContain("30 GiB on GPU 0 is held by running unit embedder.service (PID 9100)");
+    expect(d.headline).toContain("is held by running unit embedder.service (PID 9100)");
     expect(d.headline).toContain("another 598 GiB is held by exited process 4121 (vllm-kimi-k25.service, killed 14 s ago), draining at 21 GiB/s, free in ~28 s");
     expect(d.nextStep?.action).toEqual({ kind: "open-unit", unit: "embedder.service" });
     expect(evidence(d, "Drain rate")).toBeDefined();

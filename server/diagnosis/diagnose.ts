@@ -1013,7 +1013,20 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
       : null;
   if (exitedView) evidence.push(...exitedView.evidence);
 
-  const blockers = c.otherUnits.length > 0 ? "unit" : c.leftover.length > 0 ? "leftover" : c.outside.length > 0 ? "outside" : null;
+  // Memory of exited processes that outweighs what live holders keep is the thing being
+  // waited for: live holders that small usually ran alongside this unit before (a sidecar, a
+  // notebook) and are not what the ExecStartPre's threshold trips on.
+  const liveHeldMiB = sumMiB(c.otherUnits) + sumMiB(c.leftover) + sumMiB(c.outside);
+  const exitedDominates = exitedView !== null && exitedMiB >= liveHeldMiB;
+  const blockers = exitedDominates
+    ? null
+    : c.otherUnits.length > 0
+      ? "unit"
+      : c.leftover.length > 0
+        ? "leftover"
+        : c.outside.length > 0
+          ? "outside"
+          : null;
   const timeoutEta = left !== null && left >= 0 ? left : undefined;
   const alsoExited = exitedView ? `; another ${formatMiB(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
 
@@ -1080,7 +1093,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     return {
       severity,
       code: "waiting-gpu-exited",
-      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}.`,
+      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}${liveHeldMiB > 0 ? ` (live processes hold another ${formatMiB(liveHeldMiB)} there)` : ""}.`,
       evidence,
       nextStep: next,
       // Only a real drain estimate: a countdown to the timeout here would read as "free in".

@@ -134,6 +134,9 @@ export function createPanelRouter(deps: PanelRouterDeps) {
     restart: act("restart", "restart"),
     resetFailed: act("reset-failed", "resetFailed"),
     kill: act("kill", "kill"),
+    diagnose: authedProcedure
+      .input(z.object({ name: unitNameSchema }).strict())
+      .query(({ input, ctx }) => call(() => agent.units.diagnose.query(input, ctxFor(ctx.actor)))),
     timeline: authedProcedure
       .input(z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative().optional() }).strict())
       .query(({ input, ctx }) => call(() => agent.units.timeline.query(input, ctxFor(ctx.actor)))),

@@ -1,0 +1,180 @@
+/**
+ * The real ProcAdapter: a PID's state, command line, start time and systemd unit, read from
+ * /proc. The parsing is pure and exported for tests; only `createProcAdapter` touches files.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { ProcAdapter, ProcState, ProcessInfo } from "../types";
+
+/** Linux exposes times in /proc in USER_HZ, which is 100 on every mainstream architecture. */
+const USER_HZ = 100;
+
+export interface ParsedStat {
+  pid: number;
+  comm: string;
+  state: ProcState;
+  /** the raw state letter (R, S, D, Z, T, t, X, I …) */
+  stateLetter: string;
+  ppid: number;
+  /** clock ticks since boot (field 22) */
+  startTimeTicks: number;
+}
+
+export function procStateFromLetter(letter: string): ProcState {
+  switch (letter) {
+    case "R":
+      return "running";
+    case "S":
+    case "I": // idle kernel thread
+    case "W": // paging (old kernels) / waking
+    case "P": // parked
+      return "sleeping";
+    case "D":
+      return "uninterruptible";
+    case "Z":
+      return "zombie";
+    case "T":
+    case "t":
+      return "stopped";
+    case "X":
+    case "x":
+      return "gone";
+    default:
+      return "sleeping";
+  }
+}
+
+/**
+ * /proc/<pid>/stat. `comm` sits in parentheses and may itself contain spaces and `)`, so the
+ * fields are read after the LAST `)`.
+ */
+export function parseProcStat(text: string): ParsedStat | null {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return null;
+  const pid = Number(text.slice(0, open).trim());
+  const rest = text.slice(close + 1).trim().split(/\s+/);
+  // rest[0] is field 3 (state); field N is rest[N - 3].
+  if (!Number.isInteger(pid) || rest.length < 20) return null;
+  const stateLetter = rest[0];
+  return {
+    pid,
+    comm: text.slice(open + 1, close),
+    state: procStateFromLetter(stateLetter),
+    stateLetter,
+    ppid: Number(rest[1]),
+    startTimeTicks: Number(rest[19]),
+  };
+}
+
+/** /proc/<pid>/cmdline: NUL-separated arguments (empty for zombies and kernel threads). */
+export function parseCmdline(buf: Buffer | string): string[] {
+  const text = typeof buf === "string" ? buf : buf.toString("utf8");
+  if (text === "") return [];
+  const parts = text.split("\0");
+  if (parts[parts.length - 1] === "") parts.pop();
+  return parts;
+}
+
+/** `btime` from /proc/stat: boot time in seconds since the epoch. */
+export function parseBootTimeSec(procStat: string): number | null {
+  const m = /^btime\s+(\d+)$/m.exec(procStat);
+  return m ? Number(m[1]) : null;
+}
+
+const UNIT_SUFFIX_RE = /\.(service|scope)$/;
+
+/**
+ * The innermost systemd unit (.service or .scope) in a cgroup path, or null.
+ * - `/system.slice/vllm.service` → vllm.service
+ * - `/system.slice/vllm.service/worker` (delegated sub-cgroup) → vllm.service
+ * - `/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service` → foo.service
+ * - `/user.slice/user-1000.slice/session-3.scope` → session-3.scope
+ * - `/user.slice/user-1000.slice/user@1000.service/init.scope` → user@1000.service (the
+ *   user manager itself lives in its service's init.scope)
+ * - `/init.scope` → init.scope (PID 1)
+ */
+export function unitFromCgroupPath(cgroupPath: string): string | null {
+  const segments = cgroupPath.split("/").filter((s) => s !== "");
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const seg = segments[i];
+    if (!UNIT_SUFFIX_RE.test(seg)) continue;
+    if (seg === "init.scope" && i > 0 && UNIT_SUFFIX_RE.test(segments[i - 1])) return segments[i - 1];
+    return seg;
+  }
+  return null;
+}
+
+/**
+ * /proc/<pid>/cgroup → systemd unit. cgroup v2 (`0::/path`) is preferred, then v1's
+ * `name=systemd` hierarchy, then any other hierarchy that names a unit (hybrid and odd setups).
+ */
+export function unitFromCgroupFile(text: string): string | null {
+  const entries = text
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== "")
+    .map((line) => {
+      const first = line.indexOf(":");
+      const second = line.indexOf(":", first + 1);
+      if (first < 0 || second < 0) return null;
+      return { id: line.slice(0, first), controllers: line.slice(first + 1, second), path: line.slice(second + 1) };
+    })
+    .filter((e): e is { id: string; controllers: string; path: string } => e !== null);
+  const v2 = entries.find((e) => e.id === "0" && e.controllers === "");
+  const v1systemd = entries.find((e) => e.controllers.split(",").includes("name=systemd"));
+  for (const e of [v2, v1systemd]) {
+    const unit = e ? unitFromCgroupPath(e.path) : null;
+    if (unit) return unit;
+  }
+  for (const e of entries) {
+    const unit = unitFromCgroupPath(e.path);
+    if (unit) return unit;
+  }
+  return null;
+}
+
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Reads /proc (or a directory laid out like it, for tests). */
+export function createProcAdapter(procRoot = "/proc"): ProcAdapter & { bootTimeMs(): Promise<number | null> } {
+  let bootTimeMsCache: number | null | undefined;
+  async function bootTimeMs(): Promise<number | null> {
+    if (bootTimeMsCache !== undefined) return bootTimeMsCache;
+    const stat = await readText(path.join(procRoot, "stat"));
+    const sec = stat === null ? null : parseBootTimeSec(stat);
+    bootTimeMsCache = sec === null ? null : sec * 1000;
+    return bootTimeMsCache;
+  }
+
+  return {
+    bootTimeMs,
+    async inspect(pid: number) {
+      const gone = { info: { pid, state: "gone" as const, cmdline: [] }, unit: null };
+      if (!Number.isInteger(pid) || pid <= 0) return gone;
+      const dir = path.join(procRoot, String(pid));
+      const [statText, cmdlineBuf, cgroupText, boot] = await Promise.all([
+        readText(path.join(dir, "stat")),
+        readFile(path.join(dir, "cmdline")).catch(() => null),
+        readText(path.join(dir, "cgroup")),
+        bootTimeMs(),
+      ]);
+      const stat = statText === null ? null : parseProcStat(statText);
+      if (!stat) return gone;
+      const info: ProcessInfo = {
+        pid,
+        state: stat.state,
+        cmdline: cmdlineBuf === null ? [] : parseCmdline(cmdlineBuf),
+      };
+      if (boot !== null && Number.isFinite(stat.startTimeTicks)) {
+        info.startedAtMs = boot + (stat.startTimeTicks * 1000) / USER_HZ;
+      }
+      return { info, unit: cgroupText === null ? null : unitFromCgroupFile(cgroupText) };
+    },
+  };
+}

@@ -1,0 +1,520 @@
+/**
+ * The real GpuAdapter: ONE long-lived `nvidia-smi --query-gpu=… --format=csv,nounits -lms N`
+ * (one NVML init instead of one per sample, which costs seconds on big hosts without
+ * persistence mode), plus `--query-compute-apps` one-shot calls each interval that never
+ * overlap. A watchdog marks telemetry stale when no complete round arrives within 3
+ * intervals, SIGKILLs the loop and restarts it with capped backoff; every failure becomes a
+ * status with a message, never an exception.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { BackendStatus, ComputeApp, GpuAdapter, GpuRawSample, GpuReading } from "../types";
+import {
+  COMPUTE_APP_QUERY_FIELDS,
+  GPU_QUERY_FIELDS,
+  columnIndex,
+  describeNvidiaSmiFailure,
+  errorLines,
+  invalidQueryField,
+  parseComputeAppsCsv,
+  parseGpuRow,
+  parseHeaderLine,
+  type ColumnIndex,
+} from "./csv";
+
+export interface NvidiaSmiAdapterOptions {
+  /** GPUDECK_NVIDIA_SMI, or plain "nvidia-smi" to search PATH */
+  nvidiaSmiPath: string;
+  /** sampling period (default 1000 ms; below ~500 ms utilization adds nothing) */
+  intervalMs?: number;
+  log?: (message: string) => void;
+  /** a compute-apps call taking longer is SIGKILLed (default max(3 intervals, 5 s)) */
+  appsTimeoutMs?: number;
+  /** allowance for NVML init before a new loop's first round (default max(3 intervals, 30 s)) */
+  startupTimeoutMs?: number;
+  /** restart backoff: base · 2^attempt, capped (defaults 1 s, 30 s) */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** a round is complete after this long without a new row (default min(200 ms, interval/4)) */
+  quietGapMs?: number;
+  /** environment of the spawned nvidia-smi (default: the agent's) */
+  env?: NodeJS.ProcessEnv;
+}
+
+// ---------------------------------------------------------------------------------------
+// Round assembly (pure)
+
+export interface GpuRound {
+  atMs: number;
+  gpus: GpuReading[];
+}
+
+/**
+ * Groups streamed rows into rounds. In loop mode nvidia-smi prints no separator between
+ * rounds, so a round ends when (a) it holds exactly the GPUs of the previous round (the
+ * common case: emitted with no delay), (b) a GPU repeats (the next round has begun), or
+ * (c) the stream goes quiet (`flush`, driven by a timer) — which covers the first round and
+ * a changed GPU set.
+ */
+export class RoundAssembler {
+  private current = new Map<string, GpuReading>();
+  private firstAtMs = 0;
+  private expected: Set<string> | null = null;
+
+  push(row: GpuReading, nowMs: number): GpuRound[] {
+    const done: GpuRound[] = [];
+    if (this.current.has(row.uuid)) done.push(this.finish());
+    if (this.current.size === 0) this.firstAtMs = nowMs;
+    this.current.set(row.uuid, row);
+    const expected = this.expected;
+    if (expected && this.current.size === expected.size && [...this.current.keys()].every((u) => expected.has(u))) {
+      done.push(this.finish());
+    }
+    return done;
+  }
+
+  /** The quiet gap elapsed: whatever is buffered is a round. */
+  flush(): GpuRound | null {
+    return this.current.size > 0 ? this.finish() : null;
+  }
+
+  pending(): number {
+    return this.current.size;
+  }
+
+  /** A new process: forget everything, including the GPU set (it may be why we restarted). */
+  reset(): void {
+    this.current.clear();
+    this.expected = null;
+  }
+
+  private finish(): GpuRound {
+    const round = { atMs: this.firstAtMs, gpus: [...this.current.values()] };
+    this.expected = new Set(this.current.keys());
+    this.current.clear();
+    return round;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The adapter
+
+/** Fields we can live without if a driver rejects them (`Field "x" is not a valid field`). */
+const OPTIONAL_GPU_FIELDS = new Set(["name", "pci.bus_id", "utilization.gpu", "temperature.gpu", "power.draw", "index"]);
+
+const OUTPUT_TAIL_CHARS = 4096;
+const MAX_LINE_CHARS = 65536;
+const APPS_MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
+/** After SIGKILL, how long before we say the process is stuck in the kernel. */
+const KILL_GRACE_MS = 5000;
+
+type AppsOutcome = { ok: true; atMs: number; apps: ComputeApp[] } | { ok: false; atMs: number; message: string };
+
+export class NvidiaSmiSampler implements GpuAdapter {
+  private readonly path: string;
+  private readonly intervalMs: number;
+  private readonly log: (m: string) => void;
+  private readonly appsTimeoutMs: number;
+  private readonly startupTimeoutMs: number;
+  private readonly backoffBaseMs: number;
+  private readonly backoffMaxMs: number;
+  private readonly quietGapMs: number;
+  private readonly env: NodeJS.ProcessEnv | undefined;
+
+  private fields: string[] = [...GPU_QUERY_FIELDS];
+  private onSample: (s: GpuRawSample) => void = () => {};
+  private onStatus: (s: BackendStatus) => void = () => {};
+  private current: BackendStatus = { state: "disabled", message: "not started", sinceMs: Date.now() };
+  private started = false;
+  private closed = false;
+
+  // the loop process
+  private loop: ChildProcess | null = null;
+  private loopSpawnedAtMs = 0;
+  private loopRounds = 0;
+  private loopKilledByUs = false;
+  private loopOutputTail = "";
+  private loopWarnings: string[] = [];
+  private lineBuffer = "";
+  private header: ColumnIndex | null = null;
+  private readonly assembler = new RoundAssembler();
+  private quietTimer: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private watchdogTimer: NodeJS.Timeout | null = null;
+  private killCheckTimer: NodeJS.Timeout | null = null;
+  private attempt = 0;
+  private everSampled = false;
+  private lastSampleAtMs = 0;
+  private gpuCount = 0;
+
+  // compute apps
+  private appsChild: ChildProcess | null = null;
+  private appsTimer: NodeJS.Timeout | null = null;
+  private appsOutcome: AppsOutcome | null = null;
+
+  constructor(opts: NvidiaSmiAdapterOptions) {
+    this.path = opts.nvidiaSmiPath;
+    this.intervalMs = Math.max(50, opts.intervalMs ?? 1000);
+    this.log = opts.log ?? (() => {});
+    this.appsTimeoutMs = opts.appsTimeoutMs ?? Math.max(3 * this.intervalMs, 5000);
+    this.startupTimeoutMs = opts.startupTimeoutMs ?? Math.max(3 * this.intervalMs, 30000);
+    this.backoffBaseMs = opts.backoffBaseMs ?? 1000;
+    this.backoffMaxMs = opts.backoffMaxMs ?? 30000;
+    this.quietGapMs = opts.quietGapMs ?? Math.min(200, Math.floor(this.intervalMs / 4));
+    this.env = opts.env;
+  }
+
+  start(onSample: (s: GpuRawSample) => void, onStatus: (s: BackendStatus) => void): void {
+    if (this.started) throw new Error("GpuAdapter already started");
+    this.started = true;
+    this.onSample = onSample;
+    this.onStatus = onStatus;
+    this.setStatus("connecting", `starting ${this.path}`);
+    this.spawnLoop();
+    this.watchdogTimer = setInterval(() => this.watchdog(), Math.max(25, Math.floor(this.intervalMs / 2)));
+    this.pollApps();
+  }
+
+  status(): BackendStatus {
+    return { ...this.current };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of [this.quietTimer, this.restartTimer, this.appsTimer, this.killCheckTimer]) if (t) clearTimeout(t);
+    if (this.watchdogTimer) clearInterval(this.watchdogTimer);
+    const waits = [this.loop, this.appsChild].filter((c): c is ChildProcess => c !== null).map((c) => killAndWait(c));
+    await Promise.all(waits);
+    this.loop = null;
+    this.appsChild = null;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // status
+
+  private setStatus(state: BackendStatus["state"], message: string): void {
+    if (this.closed) return;
+    if (this.current.state === state && this.current.message === message) return;
+    const sinceMs = this.current.state === state ? this.current.sinceMs : Date.now();
+    this.current = { state, message, sinceMs };
+    this.deliver("status", () => this.onStatus({ ...this.current }));
+  }
+
+  private okMessage(): string {
+    const parts = [`${this.gpuCount} GPU${this.gpuCount === 1 ? "" : "s"}, every ${this.intervalMs} ms`];
+    if (this.loopWarnings.length) parts.push(`nvidia-smi reports: ${this.loopWarnings.join("; ")}`);
+    if (this.appsOutcome && !this.appsOutcome.ok) parts.push(`compute apps unavailable: ${this.appsOutcome.message}`);
+    return parts.join(" — ");
+  }
+
+  // -------------------------------------------------------------------------------------
+  // the loop process
+
+  private loopArgs(): string[] {
+    return [`--query-gpu=${this.fields.join(",")}`, "--format=csv,nounits", "-lms", String(this.intervalMs)];
+  }
+
+  private spawnLoop(): void {
+    if (this.closed || this.loop) return;
+    this.restartTimer = null;
+    this.loopSpawnedAtMs = Date.now();
+    this.loopRounds = 0;
+    this.loopKilledByUs = false;
+    this.loopOutputTail = "";
+    this.loopWarnings = [];
+    this.lineBuffer = "";
+    this.header = null;
+    this.assembler.reset();
+
+    let child: ChildProcess;
+    try {
+      child = spawn(this.path, this.loopArgs(), { stdio: ["ignore", "pipe", "pipe"], env: this.env });
+    } catch (e) {
+      // spawn throws synchronously only for bad arguments (e.g. an empty path)
+      this.loopFailed(describeNvidiaSmiFailure({ spawnErrorCode: errCode(e) ?? "EINVAL", path: this.path }));
+      return;
+    }
+    this.loop = child;
+    let finished = false;
+    const finish = (message: string) => {
+      if (finished) return;
+      finished = true;
+      if (this.loop === child) this.loop = null;
+      if (this.killCheckTimer) clearTimeout(this.killCheckTimer);
+      if (this.quietTimer) clearTimeout(this.quietTimer);
+      if (this.closed) return;
+      this.loopExited(message);
+    };
+    child.on("error", (err) => {
+      finish(describeNvidiaSmiFailure({ spawnErrorCode: errCode(err) ?? err.message, path: this.path }));
+    });
+    child.on("close", (code, signal) => {
+      finish(
+        code === 0
+          ? `nvidia-smi loop ended on its own (exit code 0)${this.loopOutputTail.trim() ? `: ${this.loopOutputTail.trim().split("\n").pop()}` : ""}`
+          : describeNvidiaSmiFailure({ exitCode: code, signal, output: this.loopOutputTail, path: this.path }),
+      );
+    });
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
+      if (this.loop === child) this.onLoopData(chunk);
+    });
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
+      if (this.loop === child) this.appendTail(chunk);
+    });
+    this.log(`nvidia-smi: started pid ${child.pid ?? "?"}: ${this.path} ${this.loopArgs().join(" ")}`);
+  }
+
+  private appendTail(text: string): void {
+    this.loopOutputTail = (this.loopOutputTail + text).slice(-OUTPUT_TAIL_CHARS);
+  }
+
+  private onLoopData(chunk: string): void {
+    this.lineBuffer += chunk;
+    let nl: number;
+    while ((nl = this.lineBuffer.indexOf("\n")) >= 0) {
+      const line = this.lineBuffer.slice(0, nl).replace(/\r$/, "");
+      this.lineBuffer = this.lineBuffer.slice(nl + 1);
+      this.onLine(line);
+    }
+    if (this.lineBuffer.length > MAX_LINE_CHARS) this.lineBuffer = ""; // not nvidia-smi CSV
+    if (this.assembler.pending() > 0) {
+      if (this.quietTimer) clearTimeout(this.quietTimer);
+      this.quietTimer = setTimeout(() => {
+        this.quietTimer = null;
+        const round = this.assembler.flush();
+        if (round) this.emitRound(round);
+      }, this.quietGapMs);
+    }
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    const header = parseHeaderLine(line, "gpu");
+    if (header) {
+      this.header = columnIndex(header);
+      return;
+    }
+    const row = this.header ? parseGpuRow(line, this.header) : null;
+    if (!row) {
+      this.appendTail(`${line}\n`);
+      const errs = errorLines(line);
+      if (errs.length && !this.loopWarnings.includes(errs[0])) {
+        this.loopWarnings = [...this.loopWarnings, errs[0]].slice(-3);
+      }
+      return;
+    }
+    for (const round of this.assembler.push(row, Date.now())) this.emitRound(round);
+  }
+
+  private emitRound(round: GpuRound): void {
+    if (this.closed) return;
+    const now = Date.now();
+    this.loopRounds++;
+    this.everSampled = true;
+    this.lastSampleAtMs = now;
+    this.gpuCount = round.gpus.length;
+    // A loop that has delivered for a while has earned a fresh backoff.
+    if (now - this.loopSpawnedAtMs >= Math.max(10 * this.intervalMs, 10000)) this.attempt = 0;
+    this.setStatus("ok", this.okMessage());
+    this.loopWarnings = [];
+    const sample = { atMs: round.atMs, gpus: round.gpus, apps: this.currentApps(now) };
+    this.deliver("sample", () => this.onSample(sample));
+  }
+
+  /** A throwing consumer must not take the sampler (or the agent) down from a stream handler. */
+  private deliver(what: string, call: () => void): void {
+    try {
+      call();
+    } catch (e) {
+      this.log(`nvidia-smi: ${what} consumer threw: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private watchdog(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    const staleAfter = 3 * this.intervalMs;
+    if (this.everSampled && now - this.lastSampleAtMs > staleAfter && this.current.state === "ok") {
+      this.setStatus("stale", `no sample from nvidia-smi for ${fmtSec(now - this.lastSampleAtMs)}`);
+    }
+    if (!this.everSampled && this.loopRounds === 0 && this.current.state === "connecting" && this.loop) {
+      if (now - this.loopSpawnedAtMs > staleAfter) {
+        this.setStatus(
+          "connecting",
+          `waiting for the first sample from nvidia-smi (NVML start-up can take many seconds without persistence mode; giving up after ${fmtSec(this.startupTimeoutMs)})`,
+        );
+      }
+    }
+    const child = this.loop;
+    if (!child || this.loopKilledByUs) return;
+    if (this.loopRounds > 0 && now - this.lastSampleAtMs > staleAfter) {
+      this.killLoop(child, `no complete sample for ${fmtSec(now - this.lastSampleAtMs)}`);
+    } else if (this.loopRounds === 0 && now - this.loopSpawnedAtMs > this.startupTimeoutMs) {
+      this.killLoop(child, `no sample within ${fmtSec(now - this.loopSpawnedAtMs)} of starting`);
+    }
+  }
+
+  private killLoop(child: ChildProcess, why: string): void {
+    this.loopKilledByUs = true;
+    const message = `nvidia-smi hung (${why}); killed pid ${child.pid ?? "?"}, restarting`;
+    this.log(message);
+    this.setStatus(this.everSampled ? "stale" : "error", message);
+    child.kill("SIGKILL");
+    // SIGKILL cannot end a process stuck in the driver (D state). Never start a second one
+    // beside it: it would hang the same way. Say so, and restart only once it is gone.
+    this.killCheckTimer = setTimeout(() => {
+      if (this.loop === child) {
+        this.setStatus(
+          "error",
+          `nvidia-smi (pid ${child.pid ?? "?"}) does not exit after SIGKILL: stuck in the NVIDIA driver? Waiting for it before restarting`,
+        );
+      }
+    }, KILL_GRACE_MS);
+  }
+
+  private loopExited(message: string): void {
+    const field = invalidQueryField(this.loopOutputTail);
+    if (field && !this.loopKilledByUs) {
+      const canonical = this.fields.find((f) => f === field || field.toLowerCase() === f);
+      if (canonical && OPTIONAL_GPU_FIELDS.has(canonical)) {
+        this.fields = this.fields.filter((f) => f !== canonical);
+        this.log(`nvidia-smi: this driver does not know "${canonical}"; querying without it`);
+        this.spawnLoop();
+        return;
+      }
+    }
+    if (this.loopKilledByUs) {
+      // The status already says why (stale/hung); keep it.
+      this.scheduleRestart();
+      return;
+    }
+    this.log(message);
+    this.loopFailed(message);
+  }
+
+  private loopFailed(message: string): void {
+    this.setStatus("error", message);
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.closed || this.restartTimer) return;
+    const delay = this.backoffDelay();
+    this.attempt = Math.min(this.attempt + 1, 30);
+    this.log(`nvidia-smi: restarting in ${fmtSec(delay)}`);
+    this.restartTimer = setTimeout(() => this.spawnLoop(), delay);
+  }
+
+  private backoffDelay(): number {
+    return Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** this.attempt);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // compute apps: one call per interval, never overlapping, each with its own timeout
+
+  private currentApps(now: number): ComputeApp[] | null {
+    const o = this.appsOutcome;
+    if (!o || !o.ok) return null;
+    const maxAge = Math.max(3 * this.intervalMs, this.appsTimeoutMs + this.intervalMs);
+    return now - o.atMs <= maxAge ? o.apps : null;
+  }
+
+  private pollApps(): void {
+    if (this.closed || this.appsChild) return;
+    const startedAt = Date.now();
+    const args = [`--query-compute-apps=${COMPUTE_APP_QUERY_FIELDS.join(",")}`, "--format=csv,nounits"];
+    let child: ChildProcess;
+    try {
+      child = spawn(this.path, args, { stdio: ["ignore", "pipe", "pipe"], env: this.env });
+    } catch (e) {
+      this.appsDone(startedAt, {
+        ok: false,
+        atMs: startedAt,
+        message: describeNvidiaSmiFailure({ spawnErrorCode: errCode(e) ?? "EINVAL", path: this.path }),
+      });
+      return;
+    }
+    this.appsChild = child;
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    let finished = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, this.appsTimeoutMs);
+    const finish = (outcome: AppsOutcome) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timeout);
+      if (this.appsChild === child) this.appsChild = null;
+      this.appsDone(startedAt, outcome);
+    };
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (d: string) => {
+      if (stdout.length < APPS_MAX_OUTPUT_CHARS) stdout += d;
+    });
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (d: string) => {
+      stderr = (stderr + d).slice(-OUTPUT_TAIL_CHARS);
+    });
+    child.on("error", (err) => {
+      finish({
+        ok: false,
+        atMs: startedAt,
+        message: describeNvidiaSmiFailure({ spawnErrorCode: errCode(err) ?? err.message, path: this.path }),
+      });
+    });
+    child.on("close", (code, signal) => {
+      if (timedOut) {
+        finish({ ok: false, atMs: startedAt, message: `compute-apps query timed out after ${fmtSec(this.appsTimeoutMs)}` });
+      } else if (code !== 0) {
+        finish({
+          ok: false,
+          atMs: startedAt,
+          message: describeNvidiaSmiFailure({ exitCode: code, signal, output: `${stdout}\n${stderr}`, path: this.path }),
+        });
+      } else {
+        finish({ ok: true, atMs: startedAt, apps: parseComputeAppsCsv(stdout).apps });
+      }
+    });
+  }
+
+  private appsDone(startedAt: number, outcome: AppsOutcome): void {
+    if (this.closed) return;
+    const wasOk = this.appsOutcome?.ok ?? true;
+    this.appsOutcome = outcome;
+    if (!outcome.ok && wasOk) this.log(`nvidia-smi compute apps: ${outcome.message}`);
+    if (this.current.state === "ok") this.setStatus("ok", this.okMessage());
+    const elapsed = Date.now() - startedAt;
+    // While nvidia-smi is failing anyway (no driver, no binary), poll as slowly as the loop retries.
+    const healthy = this.current.state === "ok" || this.current.state === "connecting";
+    const period = healthy ? this.intervalMs : Math.max(this.intervalMs, this.backoffDelay());
+    this.appsTimer = setTimeout(() => {
+      this.appsTimer = null;
+      this.pollApps();
+    }, Math.max(0, period - elapsed));
+  }
+}
+
+function errCode(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
+}
+
+function fmtSec(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function killAndWait(child: ChildProcess, timeoutMs = 2000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve();
+    const t = setTimeout(resolve, timeoutMs);
+    child.once("close", () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill("SIGKILL");
+  });
+}
