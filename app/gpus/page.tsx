@@ -1,0 +1,5 @@
+import { GpusView } from "@/components/GpusView";
+
+export default function GpusPage() {
+  return <GpusView />;
+}
