@@ -4,6 +4,8 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { formatDuration, formatMiB } from "@/components/format/format";
 import { useLive, useNow } from "@/components/live/LiveProvider";
+import { DiagnosisReason } from "@/components/DiagnosisCard";
+import { GpuStrip } from "@/components/gpu-chart/GpuStrip";
 import { StateBadge } from "@/components/StateBadge";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import type { UnitSummary } from "@/server/agent/types";
@@ -23,7 +25,7 @@ function matchesState(u: UnitSummary, f: StateFilter): boolean {
   return f === "all" || ["failed", "changing", "active", "inactive"][unitRank(u)] === f;
 }
 
-export function Overview({ gpuStrip }: { gpuStrip?: React.ReactNode }) {
+export function Overview() {
   const live = useLive();
   const now = useNow();
   const params = useSearchParams();
@@ -53,7 +55,23 @@ export function Overview({ gpuStrip }: { gpuStrip?: React.ReactNode }) {
 
   return (
     <div className="space-y-6">
-      {gpuStrip}
+      <section aria-labelledby="gpus-heading" className="space-y-2">
+        <div className="flex items-baseline gap-3">
+          <h2 id="gpus-heading" className="text-lg font-semibold">
+            GPU memory
+          </h2>
+          {live.telemetry && live.telemetry.state !== "ok" && (
+            <span className="text-sm font-medium text-red-700 dark:text-red-400">
+              telemetry {live.telemetry.state}: {live.telemetry.message}
+            </span>
+          )}
+        </div>
+        {live.gpu ? (
+          <GpuStrip gpus={live.gpu.gpus} unitHref={(u) => `/units/${encodeURIComponent(u)}`} />
+        ) : (
+          <p className="text-sm text-zinc-500">No GPU sample yet.</p>
+        )}
+      </section>
       <section aria-labelledby="units-heading" className="space-y-3">
         <div className="flex flex-wrap items-end gap-3">
           <h2 id="units-heading" className="text-lg font-semibold">
@@ -104,6 +122,7 @@ export function Overview({ gpuStrip }: { gpuStrip?: React.ReactNode }) {
                     <span className="min-w-0 flex-1">
                       <span className="block truncate font-mono text-sm font-medium">{u.name}</span>
                       <span className="block truncate text-xs text-zinc-500">{u.description}</span>
+                      {!(u.activeState === "active" && u.subState === "running") && <DiagnosisReason name={u.name} />}
                     </span>
                     <span className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400">
                       <StateBadge active={u.activeState} sub={u.subState} />

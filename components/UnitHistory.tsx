@@ -1,47 +1,68 @@
 "use client";
-import { useState } from "react";
-import { formatDuration, formatTime } from "@/components/format/format";
-import { stateLabel } from "@/components/StateBadge";
-import { useUnitHistory } from "@/components/useUnitHistory";
+/**
+ * The unit's state timeline with its GPU memory directly below, on one time axis: a long
+ * start-pre segment above a band of memory draining to zero is the incident, at a glance.
+ */
+import { useCallback, useState } from "react";
+import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
 import { useNow } from "@/components/live/LiveProvider";
+import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
+import { RANGE_MS } from "@/components/timeline/view";
+import { useUnitHistory } from "@/components/useUnitHistory";
+import type { UnitSummary } from "@/server/agent/types";
 
-const RANGES = { "15m": 15 * 60_000, "1h": 3600_000, "6h": 6 * 3600_000, "24h": 24 * 3600_000 } as const;
-type Range = keyof typeof RANGES;
+export function UnitHistory({ name, current }: { name: string; current?: UnitSummary }) {
+  const now = useNow(1000);
+  const [range, setRange] = useState<TimeRange>("15m");
+  const [window, setWindow] = useState<{ fromMs: number; toMs: number } | null>(null);
+  const [mode, setMode] = useState<StackMode>("sum");
+  const [gpu, setGpu] = useState<string | null>(null);
+  const [hoverMs, setHoverMs] = useState<number | null>(null);
+  // history for the widest range once; the components clip to the window
+  const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
+  const { transitions, actions, samples, error } = useUnitHistory(name, sinceMs);
 
-/** State timeline and GPU memory on one time axis. */
-export function UnitHistory({ name }: { name: string }) {
-  const [range, setRange] = useState<Range>("15m");
-  const now = useNow();
-  const { transitions, actions, error } = useUnitHistory(name, now - RANGES["24h"]);
-  const recent = transitions.slice(-12).reverse();
+  const markers: ActionMarker[] = actions.map((a) => ({
+    atMs: a.atMs,
+    user: a.user,
+    action: a.action,
+    reason: a.reason ?? undefined,
+    jobResult: a.outcome ?? (a.error ? `refused: ${a.error}` : undefined),
+    auditId: a.id,
+    href: `/audit?unit=${encodeURIComponent(name)}`,
+  }));
+  const onWindowChange = useCallback((fromMs: number, toMs: number) => setWindow({ fromMs, toMs }), []);
+
   return (
-    <section aria-labelledby="history-heading" className="space-y-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
-      <div className="flex items-center gap-2">
-        <h2 id="history-heading" className="text-sm font-semibold">
-          State history
-        </h2>
-        <div className="ml-auto flex gap-1" role="group" aria-label="Time range">
-          {(Object.keys(RANGES) as Range[]).map((r) => (
-            <button key={r} type="button" aria-pressed={range === r} onClick={() => setRange(r)} className={`rounded px-2 py-1 text-xs ${range === r ? "bg-zinc-800 text-white dark:bg-zinc-200 dark:text-zinc-900" : "border border-zinc-300 dark:border-zinc-700"}`}>
-              {r}
-            </button>
-          ))}
-        </div>
-      </div>
+    <section aria-labelledby="history-heading" className="space-y-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="unit-history">
+      <h2 id="history-heading" className="text-sm font-semibold">
+        State and GPU memory
+      </h2>
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
-      <ol className="space-y-1 text-xs" data-testid="transition-list">
-        {recent.map((t, i) => {
-          const next = i === 0 ? null : recent[i - 1]!;
-          const end = next ? next.atUsec / 1000 : now;
-          return (
-            <li key={`${t.atUsec}-${t.to.subState}`} className="font-mono">
-              {formatTime(t.atUsec / 1000, { millis: true, date: "auto" })} → {stateLabel(t.to.activeState, t.to.subState)} ({formatDuration(end - t.atUsec / 1000)})
-              {t.result !== "success" && ` result=${t.result}`}
-            </li>
-          );
-        })}
-      </ol>
-      <p className="sr-only">{actions.length} actions recorded</p>
+      <StateTimeline
+        transitions={transitions}
+        markers={markers}
+        range={range}
+        onRangeChange={setRange}
+        nowMs={now}
+        onWindowChange={onWindowChange}
+        unitName={name}
+        current={current ? { activeState: current.activeState, subState: current.subState, sinceUsec: current.stateChangeUsec } : undefined}
+        hoverMs={hoverMs}
+        onHoverMs={setHoverMs}
+      />
+      <GpuMemoryChart
+        samples={samples}
+        unit={name}
+        mode={mode}
+        onModeChange={setMode}
+        selectedGpuUuid={gpu}
+        onSelectedGpuChange={setGpu}
+        window={window}
+        hoverMs={hoverMs}
+        onHoverMs={setHoverMs}
+        height={200}
+      />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState, type ReactNode } from "react";
 import { ConfirmDialog } from "@/components/ConfirmDialog";
+import { DiagnosisCard } from "@/components/DiagnosisCard";
 import { formatDuration, formatMiB } from "@/components/format/format";
 import { JournalTail } from "@/components/JournalTail";
 import { useLive, useNow } from "@/components/live/LiveProvider";
@@ -156,9 +157,9 @@ export function UnitView({ name }: { name: string }) {
         {pending && <JobProgress pending={pending} unit={unit} onDismiss={() => setPending(null)} />}
       </header>
 
-      <div id="diagnosis-slot" />
+      <DiagnosisCard name={name} onAction={(a) => (a === "start" || a === "reset-failed" ? run(a, "") : setConfirm(a))} />
 
-      <UnitHistory name={name} />
+      <UnitHistory name={name} current={unit} />
 
       {detail && <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />}
 

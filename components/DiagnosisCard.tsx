@@ -1,0 +1,110 @@
+"use client";
+/**
+ * "Why won't it start?": the agent's diagnosis of the unit, recomputed as its facts change.
+ * Polls faster while something is wrong, and refetches at once on every state change.
+ */
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { formatDuration } from "@/components/format/format";
+import { useLive } from "@/components/live/LiveProvider";
+import { useTRPC } from "@/components/trpc";
+import type { Diagnosis } from "@/server/diagnosis/types";
+import type { UnitAction } from "@/server/agent/types";
+
+const TONE: Record<Diagnosis["severity"], string> = {
+  ok: "border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/60 dark:text-emerald-100",
+  info: "border-sky-300 bg-sky-50 text-sky-950 dark:border-sky-800 dark:bg-sky-950/60 dark:text-sky-100",
+  warning: "border-amber-400 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100",
+  critical: "border-red-400 bg-red-50 text-red-950 dark:border-red-800 dark:bg-red-950/60 dark:text-red-100",
+};
+const SEVERITY_WORD: Record<Diagnosis["severity"], string> = { ok: "Healthy", info: "Note", warning: "Attention", critical: "Problem" };
+
+export function useDiagnosis(name: string, enabled = true) {
+  const trpc = useTRPC();
+  const live = useLive();
+  const u = live.units.get(name);
+  const query = useQuery(
+    trpc.units.diagnose.queryOptions(
+      { name },
+      {
+        enabled,
+        refetchInterval: (q) => (q.state.data?.severity === "ok" ? 10_000 : 1_000),
+        staleTime: 0,
+        retry: false,
+      },
+    ),
+  );
+  const { refetch } = query;
+  useEffect(() => {
+    if (enabled) void refetch();
+  }, [u?.activeState, u?.subState, u?.job?.id, u?.nRestarts, enabled, refetch]);
+  return query;
+}
+
+export function DiagnosisCard({ name, onAction }: { name: string; onAction: (action: UnitAction) => void }) {
+  const { data, error, isLoading } = useDiagnosis(name);
+  const [open, setOpen] = useState(false);
+  if (isLoading) return <p className="text-sm text-zinc-500">Diagnosing…</p>;
+  if (error || !data) return <p className="text-sm text-zinc-500">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
+  const step = data.nextStep;
+  const action = step?.action;
+  return (
+    <section aria-labelledby="diagnosis-heading" className={`rounded-lg border p-4 ${TONE[data.severity]}`} data-testid="diagnosis" data-code={data.code} data-severity={data.severity}>
+      <h2 id="diagnosis-heading" className="text-xs font-semibold uppercase tracking-wide opacity-80">
+        {SEVERITY_WORD[data.severity]} · why is it in this state?
+      </h2>
+      <p className="mt-1 text-base font-medium leading-snug" data-testid="diagnosis-headline">
+        {data.headline}
+      </p>
+      {data.etaMs !== undefined && data.severity !== "ok" && <p className="mt-1 text-sm opacity-90">Expected in about {formatDuration(data.etaMs)}.</p>}
+      {step && (
+        <div className="mt-2 flex flex-wrap items-center gap-3 text-sm">
+          <span>
+            <b>Next step:</b> {step.text}
+          </span>
+          {action?.kind === "open-unit" && (
+            <Link href={`/units/${encodeURIComponent(action.unit)}`} className="rounded-md border border-current px-3 py-1.5 font-semibold">
+              Open {action.unit}
+            </Link>
+          )}
+          {action && action.kind !== "open-unit" && action.unit === name && (
+            <button type="button" onClick={() => onAction(action.kind as UnitAction)} className="min-h-10 rounded-md border border-current px-3 py-1.5 font-semibold">
+              {action.kind === "reset-failed" ? "Reset failed" : action.kind[0]!.toUpperCase() + action.kind.slice(1)} {name}
+            </button>
+          )}
+        </div>
+      )}
+      {data.evidence.length > 0 && (
+        <div className="mt-2">
+          <button type="button" aria-expanded={open} onClick={() => setOpen(!open)} className="text-sm underline underline-offset-2">
+            {open ? "Hide" : "Show"} evidence ({data.evidence.length})
+          </button>
+          {open && (
+            <dl className="mt-2 grid grid-cols-1 gap-x-4 gap-y-1 text-xs sm:grid-cols-[12rem_1fr]">
+              {data.evidence.map((e, i) => (
+                <div key={i} className="contents">
+                  <dt className="font-medium opacity-80">
+                    {e.label} <span className="font-normal opacity-70">({e.source})</span>
+                  </dt>
+                  <dd className="break-words font-mono">{e.value}</dd>
+                </div>
+              ))}
+            </dl>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** One line for the overview: the headline of a unit that is not healthy. */
+export function DiagnosisReason({ name }: { name: string }) {
+  const { data } = useDiagnosis(name);
+  if (!data || data.severity === "ok") return null;
+  return (
+    <span className="block text-xs text-zinc-700 dark:text-zinc-300" data-testid="diagnosis-reason">
+      {data.headline}
+    </span>
+  );
+}

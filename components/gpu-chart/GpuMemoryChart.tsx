@@ -1,0 +1,455 @@
+"use client";
+/**
+ * GPU memory over time for one unit's page, stacked by who holds it: this unit, memory still
+ * held by processes that exited (hatched), other units, everything else; the GPUs' total
+ * memory is the ceiling line.
+ *
+ * Shares the time axis with the StateTimeline above it: pass the timeline's window and the same
+ * gutter, and a time sits at the same x in both (the y-axis occupies exactly gutter.left).
+ * uPlot is loaded on first render in the browser (not part of the route's initial JS).
+ */
+import { useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
+import type uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import type { GpuSample } from "@/server/agent/types";
+import { formatGiBNumber, formatMiB, formatTime } from "@/components/format/format";
+import { TIME_GUTTER, timeScale, type TimeGutter } from "@/components/timeline/layout";
+import { timeTicks } from "@/components/timeline/ticks";
+import { MEMORY_CLASSES, MEMORY_CLASS_LABEL, StackCache, gpuList, stackMemory, type MemoryClass, type StackMode, type StackedMemory } from "./stack";
+
+export type { StackMode } from "./stack";
+
+export interface GpuMemoryChartProps {
+  samples: readonly GpuSample[];
+  /** the unit of the page, e.g. "vllm-kimi-k25.service" */
+  unit: string;
+  mode: StackMode;
+  onModeChange: (mode: StackMode) => void;
+  /** per-gpu: the GPU shown (uuid); default: the first GPU the unit holds, else GPU 0 */
+  selectedGpuUuid?: string | null;
+  onSelectedGpuChange?: (uuid: string) => void;
+  /** sum: which GPUs to add up; default: those the unit held memory on in the window */
+  gpuUuids?: readonly string[] | null;
+  /** the time span to draw, shared with the StateTimeline (onWindowChange) */
+  window: { fromMs: number; toMs: number } | null;
+  /** plot height in px (axes included); default 220 */
+  height?: number;
+  /** must equal the StateTimeline's for the time axes to line up */
+  gutter?: TimeGutter;
+  /** a time hovered in the timeline: drawn as a hairline */
+  hoverMs?: number | null;
+  onHoverMs?: (ms: number | null) => void;
+  timeZone?: string;
+  /** width before the first measurement (server render, tests) */
+  initialWidth?: number;
+  className?: string;
+}
+
+const CLASS_VAR: Record<MemoryClass, string> = {
+  this: "--gd-mem-this",
+  exited: "--gd-mem-exited",
+  other: "--gd-mem-other",
+  outside: "--gd-mem-outside",
+};
+
+interface Palette {
+  fills: Record<MemoryClass, string>;
+  exitedInk: string;
+  total: string;
+  axis: string;
+  grid: string;
+}
+
+const FALLBACK_PALETTE: Palette = {
+  fills: { this: "#2563eb", exited: "#c026d3", other: "#94a3b8", outside: "#d6d3d1" },
+  exitedInk: "rgba(255,255,255,0.75)",
+  total: "#71717a",
+  axis: "#71717a",
+  grid: "rgba(128,128,128,0.2)",
+};
+
+function readPalette(el: Element): Palette {
+  const cs = getComputedStyle(el);
+  const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
+  return {
+    fills: {
+      this: v(CLASS_VAR.this, FALLBACK_PALETTE.fills.this),
+      exited: v(CLASS_VAR.exited, FALLBACK_PALETTE.fills.exited),
+      other: v(CLASS_VAR.other, FALLBACK_PALETTE.fills.other),
+      outside: v(CLASS_VAR.outside, FALLBACK_PALETTE.fills.outside),
+    },
+    exitedInk: v("--gd-mem-exited-ink", FALLBACK_PALETTE.exitedInk),
+    total: v("--gd-mem-total", FALLBACK_PALETTE.total),
+    axis: v("--gd-axis", FALLBACK_PALETTE.axis),
+    grid: v("--gd-grid", FALLBACK_PALETTE.grid),
+  };
+}
+
+/** Opaque hatch tile for exited-process memory, in device pixels (uPlot draws unscaled). */
+function hatchPattern(ctx: CanvasRenderingContext2D, bg: string, ink: string): CanvasPattern | string {
+  if (typeof document === "undefined") return bg;
+  const dpr = typeof devicePixelRatio === "number" ? devicePixelRatio : 1;
+  const size = Math.round(8 * dpr);
+  const tile = document.createElement("canvas");
+  tile.width = tile.height = size;
+  const t = tile.getContext("2d");
+  if (!t) return bg;
+  t.fillStyle = bg;
+  t.fillRect(0, 0, size, size);
+  t.strokeStyle = ink;
+  t.lineWidth = 2 * dpr;
+  t.beginPath();
+  // one diagonal plus its wrapped corners, so tiles join seamlessly
+  t.moveTo(-size / 2, size / 2);
+  t.lineTo(size / 2, -size / 2);
+  t.moveTo(0, size);
+  t.lineTo(size, 0);
+  t.moveTo(size / 2, size * 1.5);
+  t.lineTo(size * 1.5, size / 2);
+  t.stroke();
+  return ctx.createPattern(tile, "repeat") ?? bg;
+}
+
+/** y-axis steps in MiB that read as round GiB numbers. */
+const Y_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000].map((g) => g * 1024);
+
+/** Draw order is top of the stack first, so each lower layer paints over the one above's base. */
+const DRAW_ORDER: readonly MemoryClass[] = [...MEMORY_CLASSES].reverse();
+
+function toAligned(stack: StackedMemory): uPlot.AlignedData {
+  const k = (c: MemoryClass) => stack.cumulative[MEMORY_CLASSES.indexOf(c)]!;
+  return [stack.xs, ...DRAW_ORDER.map(k), stack.total] as uPlot.AlignedData;
+}
+
+const btn =
+  "inline-flex h-9 items-center justify-center rounded-md border px-2 text-sm font-medium " +
+  "border-[var(--gd-border)] bg-[var(--gd-surface)] text-[var(--gd-surface-fg)] " +
+  "aria-pressed:bg-[var(--gd-surface-fg)] aria-pressed:text-[var(--gd-surface)] " +
+  "focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-[var(--gd-focus)]";
+
+export function GpuMemoryChart(props: GpuMemoryChartProps) {
+  const {
+    samples,
+    unit,
+    mode,
+    onModeChange,
+    selectedGpuUuid,
+    onSelectedGpuChange,
+    gpuUuids,
+    window: win,
+    height = 220,
+    gutter = TIME_GUTTER,
+    hoverMs = null,
+    onHoverMs,
+    timeZone,
+    initialWidth,
+    className,
+  } = props;
+  const rawId = useId();
+  const id = `gdmc${rawId.replace(/[^a-zA-Z0-9_-]/g, "")}`;
+
+  const boxRef = useRef<HTMLDivElement | null>(null);
+  const plotRef = useRef<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(initialWidth ?? 0);
+  useEffect(() => {
+    const el = boxRef.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const measure = () => setWidth(Math.floor(el.getBoundingClientRect().width));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const gpus = useMemo(() => gpuList(samples), [samples]);
+  // Per-sample results survive re-renders (state, not a ref: it is read while rendering).
+  const [cache] = useState(() => new StackCache());
+  const extent = useMemo(() => {
+    if (win) return win;
+    // No shared window yet: the span the samples cover.
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const s of samples) {
+      if (s.atMs < lo) lo = s.atMs;
+      if (s.atMs > hi) hi = s.atMs;
+    }
+    return Number.isFinite(lo) && hi > lo ? { fromMs: lo, toMs: hi } : null;
+  }, [win, samples]);
+  const scale = extent ? timeScale(extent.fromMs, extent.toMs, width || 800, gutter) : null;
+  const effectiveGpu = mode === "per-gpu" ? (selectedGpuUuid ?? null) : null;
+
+  const stack = useMemo(() => {
+    if (!extent) return null;
+    return stackMemory(
+      samples,
+      {
+        unit,
+        mode,
+        gpuUuid: effectiveGpu,
+        gpuUuids: gpuUuids ?? null,
+        fromMs: extent.fromMs,
+        toMs: extent.toMs,
+        pixels: scale ? Math.round(scale.width) : 0,
+      },
+      cache,
+    );
+  }, [samples, unit, mode, effectiveGpu, gpuUuids, extent, scale?.width, cache]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Default GPU for per-GPU mode: the first one the unit holds.
+  const shownGpu = mode === "per-gpu" ? (stack?.gpuUuids[0] ?? effectiveGpu) : null;
+
+  // --- uPlot lifecycle -------------------------------------------------------------------
+  const [UPlot, setUPlot] = useState<typeof uPlot | null>(null);
+  useEffect(() => {
+    let live = true;
+    import("uplot").then((m) => {
+      if (live) setUPlot(() => m.default);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const chartRef = useRef<uPlot | null>(null);
+  const paletteRef = useRef<Palette>(FALLBACK_PALETTE);
+  const hatchRef = useRef<{ key: string; pattern: CanvasPattern | string } | null>(null);
+  const ticksRef = useRef<{ atS: number; label: string }[]>([]);
+  const [hoverIdx, setHoverIdx] = useState<number | null>(null);
+  const [chartHovered, setChartHovered] = useState(false);
+
+  // The same ticks as the timeline above, so both axes show the same instants.
+  const ticks = useMemo(
+    () => (extent && scale ? timeTicks(extent.fromMs, extent.toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }).map((t) => ({ atS: t.atMs / 1000, label: t.label })) : []),
+    [extent, scale?.width, timeZone, gutter.left, gutter.right], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+
+  const reportCursor = useEffectEvent((u: uPlot) => {
+    const idx = u.cursor.idx ?? null;
+    const left = u.cursor.left ?? -1;
+    setHoverIdx(left >= 0 ? idx : null);
+    setChartHovered(left >= 0);
+    onHoverMs?.(left >= 0 ? u.posToVal(left, "x") * 1000 : null);
+  });
+
+  useEffect(() => {
+    const el = plotRef.current;
+    if (!UPlot || !el || width <= 0) return;
+    paletteRef.current = readPalette(el);
+    const pal = () => paletteRef.current;
+    const fillFor = (c: MemoryClass) => (u: uPlot) => {
+      if (c !== "exited") return pal().fills[c];
+      const key = `${pal().fills.exited}|${pal().exitedInk}|${typeof devicePixelRatio === "number" ? devicePixelRatio : 1}`;
+      if (hatchRef.current?.key !== key) hatchRef.current = { key, pattern: hatchPattern(u.ctx, pal().fills.exited, pal().exitedInk) };
+      return hatchRef.current.pattern;
+    };
+    const opts: uPlot.Options = {
+      width,
+      height,
+      padding: [8, gutter.right, 0, 0],
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false, setScale: false }, points: { show: false }, y: false },
+      scales: {
+        x: { time: true },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1024] },
+      },
+      axes: [
+        {
+          size: 24,
+          stroke: () => pal().axis,
+          grid: { stroke: () => pal().grid, width: 1 },
+          ticks: { show: false },
+          splits: () => ticksRef.current.map((t) => t.atS),
+          values: () => ticksRef.current.map((t) => t.label),
+          font: "11px system-ui, sans-serif",
+        },
+        {
+          side: 3,
+          size: gutter.left,
+          gap: 4,
+          stroke: () => pal().axis,
+          grid: { stroke: () => pal().grid, width: 1 },
+          ticks: { show: false },
+          incrs: Y_INCRS,
+          values: (_u, splits) => splits.map((v) => (v === 0 ? "0" : formatGiBNumber(v))),
+          font: "11px system-ui, sans-serif",
+        },
+      ],
+      series: [
+        {},
+        ...DRAW_ORDER.map((c) => ({
+          label: MEMORY_CLASS_LABEL[c],
+          stroke: () => (c === "exited" ? pal().fills.exited : "transparent"),
+          width: c === "exited" ? 1 : 0,
+          fill: fillFor(c),
+          points: { show: false },
+        })),
+        { label: "total memory", stroke: () => pal().total, width: 1.5, dash: [6, 4], points: { show: false } },
+      ],
+      hooks: { setCursor: [(u) => reportCursor(u)] },
+    };
+    const u = new UPlot(opts, [[], [], [], [], [], []], el);
+    chartRef.current = u;
+    return () => {
+      u.destroy();
+      chartRef.current = null;
+    };
+    // Recreated only when the frame changes; data and size are pushed below.
+  }, [UPlot, height, gutter.left, gutter.right, width > 0]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  useEffect(() => {
+    chartRef.current?.setSize({ width, height });
+  }, [width, height]);
+
+  useEffect(() => {
+    const u = chartRef.current;
+    if (!u || !stack || !extent) return;
+    ticksRef.current = ticks;
+    u.batch(() => {
+      u.setData(toAligned(stack));
+      u.setScale("x", { min: extent.fromMs / 1000, max: extent.toMs / 1000 });
+    });
+  }, [stack, extent, ticks, UPlot, width > 0]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Follow the system theme: re-read the CSS variables and redraw.
+  useEffect(() => {
+    if (typeof matchMedia === "undefined") return;
+    const mq = matchMedia("(prefers-color-scheme: dark)");
+    const onChange = () => {
+      const el = plotRef.current;
+      if (!el) return;
+      paletteRef.current = readPalette(el);
+      hatchRef.current = null;
+      chartRef.current?.redraw(false, true);
+    };
+    mq.addEventListener("change", onChange);
+    return () => mq.removeEventListener("change", onChange);
+  }, []);
+
+  // --- readout -------------------------------------------------------------------------
+  const readIdx = useMemo(() => {
+    if (!stack) return null;
+    if (hoverIdx != null && hoverIdx < stack.xs.length && stack.raw[0]![hoverIdx] != null) return hoverIdx;
+    for (let i = stack.xs.length - 1; i >= 0; i--) if (stack.raw[0]![i] != null) return i;
+    return null;
+  }, [stack, hoverIdx]);
+
+  const peakExited = useMemo(() => {
+    if (!stack) return null;
+    const ex = stack.raw[MEMORY_CLASSES.indexOf("exited")]!;
+    let best = -1;
+    for (let i = 0; i < ex.length; i++) if ((ex[i] ?? 0) > 0 && (best < 0 || ex[i]! > ex[best]!)) best = i;
+    return best < 0 ? null : { atMs: stack.xs[best]! * 1000, miB: ex[best]! };
+  }, [stack]);
+
+  const gpuLabel = (uuid: string) => {
+    const g = gpus.find((x) => x.uuid === uuid);
+    return g ? `GPU ${g.index ?? "?"}` : uuid;
+  };
+  const scopeText = !stack
+    ? ""
+    : mode === "per-gpu"
+      ? shownGpu
+        ? gpuLabel(shownGpu)
+        : "no GPU"
+      : stack.fellBackToAllGpus
+        ? `all ${stack.gpuUuids.length} GPUs (${unit} holds none in this window)`
+        : `${unit}'s GPUs: ${stack.gpuUuids.map(gpuLabel).join(", ")}`;
+
+  const at = readIdx != null && stack ? stack.xs[readIdx]! * 1000 : null;
+  const value = (c: MemoryClass) => (readIdx != null && stack ? stack.raw[MEMORY_CLASSES.indexOf(c)]![readIdx] ?? null : null);
+  const totalNow = readIdx != null && stack ? stack.total[readIdx] ?? null : null;
+  const measured = width > 0;
+  const summary = !measured
+    ? "GPU memory chart"
+    : stack && at != null
+      ? `GPU memory, ${scopeText}, at ${formatTime(at, { timeZone })}: ` +
+        MEMORY_CLASSES.map((c) => `${MEMORY_CLASS_LABEL[c]} ${formatMiB(value(c))}`).join(", ") +
+        `; total ${totalNow == null ? "not reported" : formatMiB(totalNow)}.` +
+        (peakExited ? ` Peak memory held by exited processes in view: ${formatMiB(peakExited.miB)} at ${formatTime(peakExited.atMs, { timeZone })}.` : "")
+      : "No GPU memory samples in this time range.";
+
+  const hoverX = !chartHovered && hoverMs != null && scale && extent && hoverMs >= extent.fromMs && hoverMs <= extent.toMs ? scale.x(hoverMs) : null;
+  const empty = !stack || stack.sourcePoints === 0;
+
+  return (
+    <section className={`flex flex-col gap-2 ${className ?? ""}`} aria-labelledby={`${id}-title`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <h3 id={`${id}-title`} className="mr-auto text-sm font-semibold">
+          GPU memory <span className="font-normal text-[var(--gd-surface-muted)]">· {scopeText}</span>
+        </h3>
+        <div role="group" aria-label="GPU memory view" className="flex gap-1">
+          <button type="button" className={btn} aria-pressed={mode === "sum"} onClick={() => onModeChange("sum")}>
+            Sum
+          </button>
+          <button type="button" className={btn} aria-pressed={mode === "per-gpu"} onClick={() => onModeChange("per-gpu")}>
+            Per GPU
+          </button>
+        </div>
+        {mode === "per-gpu" && gpus.length > 0 && (
+          <label className="flex items-center gap-1 text-sm">
+            <span className="sr-only">GPU</span>
+            <select
+              className="h-9 rounded-md border border-[var(--gd-border)] bg-[var(--gd-surface)] px-2 text-[var(--gd-surface-fg)]"
+              value={shownGpu ?? ""}
+              onChange={(e) => onSelectedGpuChange?.(e.target.value)}
+            >
+              {gpus.map((g) => (
+                <option key={g.uuid} value={g.uuid}>
+                  {`GPU ${g.index ?? "?"} · ${g.name}`}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
+
+      <div ref={boxRef} className="relative w-full" style={{ height }}>
+        <div
+          ref={plotRef}
+          role="img"
+          aria-label={summary}
+          className="absolute inset-0"
+          onPointerLeave={() => {
+            setHoverIdx(null);
+            setChartHovered(false);
+          }}
+        />
+        {empty && (
+          <p className="absolute inset-0 flex items-center justify-center text-sm text-[var(--gd-surface-muted)]" style={{ paddingLeft: gutter.left }}>
+            No GPU memory samples in this time range.
+          </p>
+        )}
+        {hoverX != null && (
+          <div aria-hidden="true" className="pointer-events-none absolute top-2 w-px" style={{ left: hoverX, bottom: 24, background: "var(--gd-hover)", opacity: 0.6 }} />
+        )}
+      </div>
+
+      <dl className="flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend and values">
+        {measured && at != null && (
+          <div className="flex items-center gap-1.5 font-medium">
+            <dt className="sr-only">Time</dt>
+            <dd>{formatTime(at, { timeZone, date: "auto", relativeToMs: extent?.toMs })}</dd>
+          </div>
+        )}
+        {MEMORY_CLASSES.map((c) => (
+          <div key={c} className="flex items-center gap-1.5">
+            <span
+              aria-hidden="true"
+              className={`inline-block h-3 w-5 shrink-0 rounded-sm ${c === "exited" ? "gd-mem-exited" : ""}`}
+              style={c === "exited" ? undefined : { background: `var(${CLASS_VAR[c]})` }}
+            />
+            <dt>{c === "this" ? `this unit (${unit})` : MEMORY_CLASS_LABEL[c]}</dt>
+            <dd className="font-mono tabular-nums">{formatMiB(value(c))}</dd>
+          </div>
+        ))}
+        <div className="flex items-center gap-1.5">
+          <span aria-hidden="true" className="inline-block w-5 shrink-0 border-t-2 border-dashed" style={{ borderColor: "var(--gd-mem-total)" }} />
+          <dt>total</dt>
+          <dd className="font-mono tabular-nums">{totalNow == null ? (at == null ? "n/a" : "not reported") : formatMiB(totalNow)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+export default GpuMemoryChart;
