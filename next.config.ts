@@ -25,6 +25,8 @@ const securityHeaders = [
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // a second build directory lets a test run build beside a developer's running panel
+  distDir: process.env.GPUDECK_DIST_DIR || ".next",
   // `npm test` type-checks the whole project once (tsc); the build need not do it again.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
