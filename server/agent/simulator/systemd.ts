@@ -369,9 +369,10 @@ export class SimSystemd implements SystemdAdapter {
     const now = this.now();
     u.starts = u.starts.filter((t) => now - t < spec.startLimitIntervalMs / this.timing.speed);
     if (u.starts.length >= spec.startLimitBurst) {
-      this.setState(u, "failed", "failed", { result: "start-limit-hit" });
+      // systemd 252 keeps the last failure's Result here (measured in e2e/systemd: exit-code)
+      this.setState(u, "failed", "failed");
       this.log(u, `${spec.name}: Start request repeated too quickly.`, 4);
-      this.log(u, `${spec.name}: Failed with result 'start-limit-hit'.`, 4);
+      this.log(u, `${spec.name}: Failed with result '${u.summary.result}'.`, 4);
       this.log(u, `Failed to start ${spec.description}.`, 3);
       this.finishJob(u, "failed");
       return;
