@@ -227,3 +227,31 @@ describe("units.diagnose (simulated incident)", () => {
     }
   });
 });
+
+describe("simulator follows systemd 252 where e2e/systemd measured it", () => {
+  it("a restart during start-pre merges into the running job and fails the killed ExecStartPre first", async () => {
+    const s = await setup();
+    try {
+      const kimi = "vllm-kimi-k25.service";
+      const killed = s.hub.currentEventId();
+      await s.caller.units.kill({ name: kimi });
+      await collect(s, { lastEventId: killed }, (e) =>
+        e.some((x) => x.kind === "transition" && x.transition.unit === kimi && x.transition.to.activeState === "failed"),
+      );
+      const mark = s.hub.currentEventId();
+      const first = await s.caller.units.restart({ name: kimi });
+      const second = await s.caller.units.restart({ name: kimi });
+      expect(second.jobId).toBe(first.jobId);
+      const events = await collect(s, { lastEventId: mark }, (e) =>
+        e.some((x) => x.kind === "transition" && x.transition.unit === kimi && x.transition.to.subState === "running"),
+      );
+      const seq = events.flatMap((e) =>
+        e.data.kind === "transition" && e.data.transition.unit === kimi ? [`${e.data.transition.to.activeState}/${e.data.transition.to.subState}`] : [],
+      );
+      expect(seq).toEqual(["activating/start-pre", "deactivating/stop-sigterm", "failed/failed", "activating/start-pre", "active/running"]);
+    } finally {
+      s.shutdown.abort();
+      await s.hub.close();
+    }
+  });
+});

@@ -509,8 +509,10 @@ export class SimSystemd implements SystemdAdapter {
   }
 
   private restartJob(u: SimUnit): number {
-    const id = this.newJob(u, "restart");
     const s = u.summary;
+    // systemd 252 merges a restart into a start/restart job still running (same job id)
+    const merging = u.job !== null && s.activeState === "activating" && (u.job.type === "start" || u.job.type === "restart");
+    const id = merging ? u.job!.id : this.newJob(u, "restart");
     if (s.activeState === "inactive" || s.activeState === "failed") {
       s.nRestarts = 0;
       this.beginStart(u, false);
@@ -539,6 +541,7 @@ export class SimSystemd implements SystemdAdapter {
     this.log(u, `Stopping ${spec.description}...`);
     this.setState(u, "deactivating", "stop-sigterm");
     const wasActive = !!u.main;
+    const killedControl = !wasActive && u.control !== null;
     const stopMs = wasActive ? spec.stopMs : 100;
     this.after(u, stopMs, () => {
       const drain = this.timing.stopDrainMs / this.timing.speed;
@@ -553,8 +556,15 @@ export class SimSystemd implements SystemdAdapter {
         u.execMainCode = 1;
         u.execMainStatus = 0;
       }
-      this.setState(u, "inactive", "dead", { result: "success" });
-      this.log(u, `${spec.name}: Deactivated successfully.`);
+      if (killedControl) {
+        // the ExecStartPre we SIGTERMed counts as a failure (measured on systemd 252)
+        this.log(u, `${spec.name}: Control process exited, code=killed, status=15/TERM`, 5);
+        this.setState(u, "failed", "failed", { result: "signal" });
+        this.log(u, `${spec.name}: Failed with result 'signal'.`, 4);
+      } else {
+        this.setState(u, "inactive", "dead", { result: "success" });
+        this.log(u, `${spec.name}: Deactivated successfully.`);
+      }
       this.log(u, `Stopped ${spec.description}.`);
       then();
       const pending = u.afterStop;
