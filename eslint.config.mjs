@@ -1,11 +1,11 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-export default [
+const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "e2e/fakes/nvidia-smi"],
+    ignores: [".next/**", ".next-*/**", ".data/**", "node_modules/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "e2e/fakes/nvidia-smi"],
   },
   {
     rules: {
@@ -15,3 +15,4 @@ export default [
     },
   },
 ];
+export default config;
