@@ -30,9 +30,8 @@ export function StateBadge({ active, sub, size = "md" }: { active: string; sub: 
       data-state={`${active}/${sub}`}
       className={`inline-flex items-center gap-1.5 whitespace-nowrap rounded-md px-2 py-0.5 font-mono ring-1 ring-inset ${TONE_CLASS[tone]} ${size === "lg" ? "text-base" : "text-xs"}`}
     >
-      <span aria-hidden="true" className={tone === "busy" ? "animate-pulse" : ""}>
-        {TONE_ICON[tone]}
-      </span>
+      {/* the icon is drawn by CSS so the badge's text is exactly the state */}
+      <span aria-hidden="true" data-icon={TONE_ICON[tone]} className={`before:content-[attr(data-icon)] ${tone === "busy" ? "animate-pulse" : ""}`} />
       {stateLabel(active, sub)}
     </span>
   );

@@ -399,7 +399,8 @@ function cldName(code: number): "exited" | "killed" | "dumped" | null {
 function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
   const u = ctx.unit;
   const journal = ctx.facts.journal;
-  const kind = point ? kindOfPhase(point.phase) : kindFromTimestamps(u);
+  // a first observation (agent started after the failure) has no phase: read it from the timestamps
+  const kind = point?.phase ? kindOfPhase(point.phase) : kindFromTimestamps(u);
   const atMs = point ? usecToMs(point.failed.atUsec) : u.activeState === "failed" ? stateEnteredMs(ctx) : null;
   const result = point && point.failed.result ? point.failed.result : u.result;
   const evidence: Evidence[] = [];

@@ -214,10 +214,10 @@ export class SimSystemd implements SystemdAdapter {
     return this.now() * 1000;
   }
 
-  private log(u: SimUnit, message: string, priority = 6, pid: number | null = null, jobResult?: string): void {
+  private log(u: SimUnit, message: string, priority = 6, pid: number | null = null, jobResult?: string, atUsec = this.usec()): void {
     const entry: JournalEntry = {
       cursor: `s=5eed;i=${(++this.journalSeq).toString(16)}`,
-      atUsec: this.usec(),
+      atUsec,
       unit: u.spec.name,
       priority,
       pid,
@@ -307,11 +307,12 @@ export class SimSystemd implements SystemdAdapter {
         u.timestamps = { inactiveExitUsec: since - 1_200_000, activeEnterUsec: 0, activeExitUsec: 0, inactiveEnterUsec: since };
         Object.assign(u.summary, { activeState: "failed", subState: "failed", result: "exit-code", stateChangeUsec: since });
         if (spec.pre?.kind === "fail") {
-          this.log(u, `Starting ${spec.description}...`);
-          this.log(u, spec.pre.message, 3, 3321);
-          this.log(u, `${spec.name}: Control process exited, code=exited, status=${spec.pre.exitCode}/INVALIDARGUMENT`, 4);
-          this.log(u, `${spec.name}: Failed with result 'exit-code'.`, 4, null, "failed");
-          this.log(u, `Failed to start ${spec.description}.`, 3);
+          // the failure happened before the simulator started: date its lines then
+          this.log(u, `Starting ${spec.description}...`, 6, null, undefined, since - 1_200_000);
+          this.log(u, spec.pre.message, 3, 3321, undefined, since - 5_000);
+          this.log(u, `${spec.name}: Control process exited, code=exited, status=${spec.pre.exitCode}/INVALIDARGUMENT`, 4, null, undefined, since - 2_000);
+          this.log(u, `${spec.name}: Failed with result 'exit-code'.`, 4, null, "failed", since - 1_000);
+          this.log(u, `Failed to start ${spec.description}.`, 3, null, undefined, since);
         }
         break;
       }
