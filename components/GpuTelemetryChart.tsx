@@ -77,5 +77,5 @@ export function GpuTelemetryChart({ samples, uuid, height = 140 }: { samples: re
     plot.current?.setData(data);
   });
 
-  return <div ref={box} className="w-full" aria-label="GPU utilisation, temperature and power over the last 30 minutes" role="img" />;
+  return <div ref={box} className="w-full min-w-0 overflow-hidden" aria-label="GPU utilisation, temperature and power over the last 30 minutes" role="img" />;
 }

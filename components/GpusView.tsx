@@ -36,7 +36,7 @@ export function GpusView() {
       {!sample && <p className="text-sm text-zinc-500">No GPU sample yet.</p>}
       <div className="grid gap-4 lg:grid-cols-2">
         {sample?.gpus.map((g) => (
-          <section key={g.uuid} aria-labelledby={`gpu-${g.uuid}`} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="gpu-card">
+          <section key={g.uuid} aria-labelledby={`gpu-${g.uuid}`} className="min-w-0 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="gpu-card">
             <div className="flex flex-wrap items-baseline gap-x-3">
               <h2 id={`gpu-${g.uuid}`} className="font-semibold">
                 GPU {g.index ?? "?"} · {g.name}

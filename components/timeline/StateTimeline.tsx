@@ -698,7 +698,8 @@ export function StateTimeline(props: StateTimelineProps) {
           </ul>
 
           {/* the same facts for screen readers, as tables */}
-          <table className="sr-only">
+          <div className="sr-only">
+          <table>
             <caption>{`${title}, ${windowText}`}</caption>
             <thead>
               <tr>
@@ -740,8 +741,10 @@ export function StateTimeline(props: StateTimelineProps) {
               })}
             </tbody>
           </table>
+          </div>
           {visibleMarkers.length > 0 && (
-            <table className="sr-only">
+            <div className="sr-only">
+            <table>
               <caption>{`Actions on ${unitName ?? "the unit"} in view`}</caption>
               <thead>
                 <tr>
@@ -764,6 +767,7 @@ export function StateTimeline(props: StateTimelineProps) {
                 ))}
               </tbody>
             </table>
+            </div>
           )}
         </>
       )}
