@@ -1,6 +1,8 @@
 import { defineConfig, devices } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+// a second panel with login required (auth.spec.ts): fresh data dir, users seeded by the CLI
+const AUTH_PORT = Number(process.env.E2E_AUTH_PORT ?? 3101);
 
 // Debian's chromium: Playwright cannot download its own browsers here.
 const chromium = {
@@ -30,17 +32,36 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
-    { name: "desktop", use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium } },
-    { name: "phone", use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium } },
+    { name: "desktop", testIgnore: /auth\.spec\.ts/, use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium } },
+    { name: "phone", testIgnore: /auth\.spec\.ts/, use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium } },
+    {
+      name: "auth",
+      testMatch: /auth\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium, baseURL: `http://127.0.0.1:${AUTH_PORT}` },
+    },
   ],
-  webServer: {
-    // the real built app in demo mode; the simulator runs twice as fast to keep the suite short
-    command: "npm run demo",
-    url: `http://127.0.0.1:${PORT}/`,
-    env: { PORT: String(PORT), GPUDECK_SIM_SPEED: "2", GPUDECK_DATA_DIR: ".data/e2e" },
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      // the real built app in demo mode; the simulator runs twice as fast to keep the suite short.
+      // Both projects replay the same restarts on one simulated host within a minute: a 10 s
+      // action-guard window keeps the second from needing a confirmation.
+      command: "npm run demo",
+      url: `http://127.0.0.1:${PORT}/`,
+      env: { PORT: String(PORT), GPUDECK_SIM_SPEED: "2", GPUDECK_DATA_DIR: ".data/e2e", GPUDECK_ACTION_GUARD_SECONDS: "10" },
+      timeout: 240_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      // login required: agent + panel (built above), data dir seeded through `npm run user`
+      command: "node --import tsx e2e/browser/authServer.ts",
+      url: `http://127.0.0.1:${AUTH_PORT}/login`,
+      env: { E2E_AUTH_PORT: String(AUTH_PORT), GPUDECK_SIM_SPEED: "4" },
+      timeout: 240_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  ],
 });

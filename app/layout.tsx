@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { AuditNavLink, UserMenu } from "@/components/auth/UserMenu";
 import { ConnectionIndicator } from "@/components/ConnectionIndicator";
 import { LiveProvider } from "@/components/live/LiveProvider";
 import { Providers } from "@/components/trpc";
@@ -48,9 +49,11 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                 <Link href="/gpus" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
                   GPUs
                 </Link>
+                <AuditNavLink />
                 <span className="ml-auto">
                   <ConnectionIndicator />
                 </span>
+                <UserMenu />
               </nav>
             </header>
             <main className="mx-auto max-w-6xl px-4 py-5">{children}</main>

@@ -32,7 +32,7 @@ function newestSourceMtime(): number {
     }
   };
   for (const d of ["app", "components", "server"]) if (existsSync(path.join(root, d))) walk(path.join(root, d));
-  for (const f of ["next.config.ts", "package.json", "postcss.config.mjs", "instrumentation.ts"]) {
+  for (const f of ["next.config.ts", "package.json", "postcss.config.mjs"]) {
     if (existsSync(path.join(root, f))) newest = Math.max(newest, statSync(path.join(root, f)).mtimeMs);
   }
   return newest;
@@ -46,7 +46,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<numbe
 }
 
 async function buildIfNeeded(): Promise<void> {
-  const buildId = path.join(root, ".next", "BUILD_ID");
+  const buildId = path.join(root, process.env.GPUDECK_DIST_DIR || ".next", "BUILD_ID");
   if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceMtime()) return;
   say("building the panel (next build)…");
   const code = await run(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
@@ -148,8 +148,10 @@ async function main(): Promise<void> {
     env.GPUDECK_AGENT_TOKEN = token;
   }
 
-  startChild("panel", process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-H", host, "-p", port], env, (line) => {
-    if (/Ready in/.test(line)) say(`panel ready: http://${host}:${port}/`);
+  // The panel's own server (Next's programmatic API on node:http): it owns the sockets, so the
+  // panel knows each client's real address, and it ends live streams on SIGTERM.
+  startChild("panel", process.execPath, ["--import", "tsx", path.join(root, "server/panel/serve.ts")], { ...env, HOSTNAME: host, PORT: port }, (line) => {
+    if (/^\[panel\] ready on /.test(line)) say(`panel ready: http://${host}:${port}/`);
   });
 }
 

@@ -2,23 +2,78 @@
  * Panel configuration (environment):
  *   GPUDECK_AGENT_URL    the agent's base URL (default http://127.0.0.1:9300)
  *   GPUDECK_AGENT_TOKEN  its bearer token (default: read <data dir>/agent-token, as the local agent writes it)
- *   GPUDECK_DATA_DIR     panel database and token file (default ./.data)
- *   GPUDECK_DEMO=1       demo mode: no login, a visible banner (set by `npm run demo`)
+ *   GPUDECK_DATA_DIR     panel database (panel.db) and token file (default ./.data)
+ *   GPUDECK_DEMO=1       demo mode: no login (a demo admin), a visible banner (set by `npm run demo`)
+ *   GPUDECK_PUBLIC_URL   the URL people use, e.g. https://gpudeck.example: its host is allowed,
+ *                        https makes the session cookie Secure (`__Host-`), the setup link uses it
  *   GPUDECK_ALLOWED_ORIGINS  extra origins allowed to call mutations/subscriptions (comma-separated)
+ *   GPUDECK_ALLOWED_HOSTS    extra host names the panel answers to (comma-separated; DNS-rebinding guard)
+ *   GPUDECK_SESSION_IDLE_MINUTES (default 720), GPUDECK_SESSION_MAX_HOURS (default 168)
+ *   GPUDECK_AUDIT_RETENTION_DAYS (default 90)
+ *   GPUDECK_ACTION_GUARD_SECONDS  second restart/stop/kill of a unit within this needs confirmation (default 60)
+ *   GPUDECK_OPERATOR_MAY_KILL=1   operators may kill their units (default: admins only)
+ *   Trusted reverse proxy (off unless GPUDECK_PROXY_AUTH_HEADER is set):
+ *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs),
+ *   GPUDECK_PROXY_DEFAULT_ROLE (viewer|operator|admin; unset refuses unknown users),
+ *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators)
  */
 import { readFileSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
 import path from "node:path";
+import type { ProxyAuthConfig } from "../auth/proxy";
+import { isRole } from "../auth/types";
 
 export interface PanelConfig {
   agentUrl: string;
   agentToken: string | null;
+  /** Where the token came from (for error messages; never the token itself). */
   agentTokenSource: string;
   dataDir: string;
   demo: boolean;
+  publicUrl: string | null;
+  /** Session cookie with Secure and the `__Host-` prefix (the panel is served over https). */
+  secureCookies: boolean;
   allowedOrigins: string[];
+  /** Host names (no port) a browser may address the panel by, besides IP literals and localhost. */
+  allowedHosts: string[];
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  auditRetentionMs: number;
+  actionGuardMs: number;
+  operatorMayKill: boolean;
+  proxy: ProxyAuthConfig;
 }
 
-export function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): PanelConfig {
+export class PanelConfigError extends Error {}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function positive(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, unitMs: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback * unitMs;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new PanelConfigError(`${name} must be a positive number (got "${raw}")`);
+  return n * unitMs;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.GPUDECK_DATA_DIR ?? ".data");
   let agentToken = env.GPUDECK_AGENT_TOKEN?.trim() || null;
   let agentTokenSource = "GPUDECK_AGENT_TOKEN";
@@ -31,15 +86,48 @@ export function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): PanelConf
       agentToken = null;
     }
   }
+  const publicUrl = env.GPUDECK_PUBLIC_URL?.trim().replace(/\/+$/, "") || null;
+  if (publicUrl && hostOf(publicUrl) === null) throw new PanelConfigError(`GPUDECK_PUBLIC_URL is not a URL: "${publicUrl}"`);
+  const allowedOrigins = list(env.GPUDECK_ALLOWED_ORIGINS);
+  if (publicUrl) allowedOrigins.push(new URL(publicUrl).origin);
+  const allowedHosts = new Set<string>(list(env.GPUDECK_ALLOWED_HOSTS).map((h) => h.toLowerCase()));
+  for (const origin of allowedOrigins) {
+    const h = hostOf(origin);
+    if (h) allowedHosts.add(h);
+  }
+  // The machine's own names: people open http://gpu-node-7:3000 without configuring anything.
+  allowedHosts.add(osHostname().toLowerCase());
+  if (env.HOSTNAME && !/^(0\.0\.0\.0|::)$/.test(env.HOSTNAME)) allowedHosts.add(env.HOSTNAME.toLowerCase());
+
+  const proxyHeader = env.GPUDECK_PROXY_AUTH_HEADER?.trim().toLowerCase() || null;
+  const defaultRole = env.GPUDECK_PROXY_DEFAULT_ROLE?.trim() || null;
+  if (defaultRole !== null && !isRole(defaultRole)) throw new PanelConfigError("GPUDECK_PROXY_DEFAULT_ROLE must be viewer, operator or admin");
+  const trustedProxies = list(env.GPUDECK_TRUSTED_PROXIES);
+  if (proxyHeader && trustedProxies.length === 0) {
+    throw new PanelConfigError("GPUDECK_PROXY_AUTH_HEADER is set but GPUDECK_TRUSTED_PROXIES is empty: no proxy would be believed");
+  }
+
   return {
     agentUrl: (env.GPUDECK_AGENT_URL ?? "http://127.0.0.1:9300").replace(/\/+$/, ""),
     agentToken,
     agentTokenSource,
     dataDir,
     demo: /^(1|true|yes)$/i.test(env.GPUDECK_DEMO ?? ""),
-    allowedOrigins: (env.GPUDECK_ALLOWED_ORIGINS ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
+    publicUrl,
+    secureCookies: publicUrl?.startsWith("https:") ?? false,
+    allowedOrigins: [...new Set(allowedOrigins)],
+    allowedHosts: [...allowedHosts],
+    sessionIdleMs: positive(env, "GPUDECK_SESSION_IDLE_MINUTES", 720, MINUTE),
+    sessionMaxMs: positive(env, "GPUDECK_SESSION_MAX_HOURS", 168, HOUR),
+    auditRetentionMs: positive(env, "GPUDECK_AUDIT_RETENTION_DAYS", 90, DAY),
+    actionGuardMs: positive(env, "GPUDECK_ACTION_GUARD_SECONDS", 60, 1000),
+    operatorMayKill: /^(1|true|yes)$/i.test(env.GPUDECK_OPERATOR_MAY_KILL ?? ""),
+    proxy: {
+      enabled: proxyHeader !== null,
+      header: proxyHeader ?? "x-forwarded-user",
+      trustedProxies,
+      defaultRole: defaultRole as ProxyAuthConfig["defaultRole"],
+      defaultUnitPatterns: list(env.GPUDECK_PROXY_DEFAULT_UNITS),
+    },
   };
 }

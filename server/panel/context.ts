@@ -1,12 +1,91 @@
-/** Who is calling the panel. Demo mode acts as a demo admin; otherwise a session is needed. */
-import type { Context } from "../trpc";
+/**
+ * Who is calling the panel, and from where. Demo mode acts as a demo admin; otherwise the
+ * session cookie (or a trusted reverse proxy's identity header) decides.
+ *
+ * The client address is the TCP peer. Route handlers cannot see the socket, so the panel's own
+ * server (serve.ts) strips any incoming `x-gpudeck-peer` header and sets it from
+ * `socket.remoteAddress`. The header is believed only in a process where that server said so
+ * (`trustPeerHeader()`); under plain `next dev` the address is unknown (null), never guessed
+ * from X-Forwarded-For.
+ */
+import { isIP } from "node:net";
+import { clearSessionCookie } from "../auth/sessions";
+import type { Principal } from "../auth/types";
+import type { Actor, Context } from "../trpc";
 import type { Panel } from "./instance";
 
-export async function createPanelContext(req: Request, panel: Panel): Promise<Context> {
-  const sourceAddr = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || undefined;
+export const PEER_HEADER = "x-gpudeck-peer";
+const TRUST_KEY = Symbol.for("gpudeck.peerHeaderTrusted");
+type TrustHolder = { [TRUST_KEY]?: boolean };
+
+/** Called by the server that owns the sockets and rewrites PEER_HEADER on every request. */
+export function trustPeerHeader(trusted = true): void {
+  (globalThis as TrustHolder)[TRUST_KEY] = trusted;
+}
+
+/** The TCP peer address as the panel's server recorded it, or null when unknown. */
+export function peerAddress(headers: Headers): string | null {
+  if ((globalThis as TrustHolder)[TRUST_KEY] !== true) return null;
+  const value = headers.get(PEER_HEADER)?.trim() ?? "";
+  return value.length > 0 && value.length <= 64 && isIP(value) !== 0 ? value : null;
+}
+
+/** Per-request state the panel's procedures need beyond the shared `Context`. */
+export interface PanelRequest {
+  sourceAddr: string | null;
+  userAgent: string | null;
+  /** Cookies carry Secure and the `__Host-` prefix. */
+  secure: boolean;
+  /** Response headers of this HTTP request (Set-Cookie, Retry-After). */
+  resHeaders: Headers;
+  /** null in demo mode and when nobody is signed in. */
+  principal: Principal | null;
+  /** The valid session behind `principal` (null for proxy identities and demo). */
+  sessionId: string | null;
+  /** Why the request is not authenticated, as a sentence for the UI; null when it is. */
+  authRefusal: string | null;
+}
+
+export type PanelContext = Context & { panelRequest: PanelRequest };
+
+export const DEMO_ACTOR: Readonly<Actor> = Object.freeze({ user: "demo", role: "admin", unitPatterns: [] });
+
+export function actorOf(principal: Principal, sourceAddr: string | null): Actor {
+  return { user: principal.username, role: principal.role, unitPatterns: [...principal.unitPatterns], sourceAddr: sourceAddr ?? undefined };
+}
+
+export function createPanelContext(req: Request, panel: Panel, resHeaders: Headers): PanelContext {
+  const sourceAddr = peerAddress(req.headers);
+  const base = {
+    sourceAddr,
+    userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null,
+    secure: panel.config.secureCookies,
+    resHeaders,
+  };
   if (panel.config.demo) {
-    return { actor: { user: "demo", role: "admin", unitPatterns: [], sourceAddr }, sourceAddr };
+    return {
+      actor: { ...DEMO_ACTOR, unitPatterns: [], sourceAddr: sourceAddr ?? undefined },
+      sourceAddr: sourceAddr ?? undefined,
+      panelRequest: { ...base, principal: null, sessionId: null, authRefusal: null },
+    };
   }
-  // Authentication outside demo mode: sessions (server/auth) are wired here.
-  return { actor: null, sourceAddr };
+  const who = panel.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: base.secure });
+  if (!who.ok) {
+    if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
+    return {
+      actor: null,
+      sourceAddr: sourceAddr ?? undefined,
+      panelRequest: { ...base, principal: null, sessionId: null, authRefusal: who.message },
+    };
+  }
+  return {
+    actor: actorOf(who.principal, sourceAddr),
+    sourceAddr: sourceAddr ?? undefined,
+    panelRequest: {
+      ...base,
+      principal: who.principal,
+      sessionId: who.via === "session" ? who.sessionId : null,
+      authRefusal: null,
+    },
+  };
 }

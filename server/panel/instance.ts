@@ -1,45 +1,148 @@
 /**
- * One panel per server process: config, agent client and router, created on first use and
- * kept on globalThis so Next's module reloading in dev does not open a second agent client.
+ * One panel per server process: config, auth (panel.db), agent client, router and the agent
+ * watcher, created on first use and kept on globalThis. The panel's server (serve.ts) creates
+ * it at start-up; Next's route handlers, bundled separately, find the same object there, and
+ * `next dev` module reloads do not open a second database handle or agent stream.
  */
-import { createAgentClient } from "./agentClient";
+import { createPanelAuth, type PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
+import type { Clock } from "../auth/types";
+import { createAgentClient, type AgentClient } from "./agentClient";
+import { AgentWatcher } from "./agentWatcher";
 import { loadPanelConfig, type PanelConfig } from "./config";
-import { createPanelRouter, type PanelRouter } from "./router";
+import { handlePanelRequest } from "./handler";
+import { createPanelRouter, RefusalAuditLimiter, type PanelRouter } from "./router";
+import { SessionStreams } from "./sessionStreams";
 
 export interface Panel {
   config: PanelConfig;
+  auth: PanelAuth;
+  agent: AgentClient;
   router: PanelRouter;
+  watcher: AgentWatcher;
+  streams: SessionStreams;
+  refusalAudit: RefusalAuditLimiter;
+  /** Aborted on shutdown: open browser streams end with a retryable error. */
   shutdown: AbortController;
+  /** The `/api/trpc` endpoint: guard, body limit, tRPC. */
+  handle(req: Request): Promise<Response>;
+  /** Housekeeping: audit retention and expired sessions. Returns what was deleted. */
+  prune(): { audit: number; sessions: number };
+  /** End streams, stop the watcher and timers, close the database. */
+  close(): void;
+}
+
+export interface CreatePanelOptions {
+  clock?: Clock;
+  log?: (msg: string) => void;
+  /** Start the agent watcher, the daily pruning and print the setup link. Default true. */
+  background?: boolean;
+  /** Base URL for the setup link when GPUDECK_PUBLIC_URL is not set. */
+  panelUrl?: string;
+  /** Test hooks into the auth module (rate limits, session policy). */
+  auth?: Omit<PanelAuthOptions, "dataDir" | "clock">;
+  refusalAuditPerMinute?: number;
+  streamRecheckMs?: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export function createPanel(config: PanelConfig, options: CreatePanelOptions = {}): Panel {
+  const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
+  const auth = createPanelAuth({
+    dataDir: config.dataDir,
+    clock: options.clock,
+    sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs },
+    proxy: config.proxy,
+    authorization: { operatorMayKill: config.operatorMayKill },
+    // A second restart or stop of a unit within the window needs confirmation (two people
+    // answering the same alert). Kill is left out: restart right after a kill is the recovery.
+    guard: { windowMs: config.actionGuardMs, actions: ["restart", "stop"] },
+    ...options.auth,
+  });
+  const shutdown = new AbortController();
+  const agent = createAgentClient({ url: config.agentUrl, token: config.agentToken });
+  const agentErrors = { agentUrl: config.agentUrl, tokenSource: config.agentTokenSource };
+  const watcher = new AgentWatcher({ agent, audit: auth.audit, ...agentErrors, log, clock: options.clock });
+  const streams = new SessionStreams(options.streamRecheckMs);
+  const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
+  const router = createPanelRouter({
+    agent,
+    auth,
+    demo: config.demo,
+    shutdown: shutdown.signal,
+    agentHost: () => watcher.host(),
+    knownHost: () => watcher.hostName,
+    finishedOutcome: (host, jobId) => watcher.finishedOutcome(host, jobId),
+    streams,
+    agentErrors,
+    refusalAudit,
+  });
+
+  let pruneTimer: ReturnType<typeof setInterval> | null = null;
+  const panel: Panel = {
+    config,
+    auth,
+    agent,
+    router,
+    watcher,
+    streams,
+    refusalAudit,
+    shutdown,
+    handle: (req) => handlePanelRequest(req, panel),
+    prune: () => ({ audit: auth.audit.pruneAudit(config.auditRetentionMs), sessions: auth.sessions.pruneExpiredSessions() }),
+    close: () => {
+      shutdown.abort();
+      watcher.stop();
+      if (pruneTimer) clearInterval(pruneTimer);
+      auth.close();
+    },
+  };
+
+  if (options.background !== false) {
+    const prune = () => {
+      try {
+        const n = panel.prune();
+        if (n.audit > 0) log(`audit retention: removed ${n.audit} entries older than ${Math.round(config.auditRetentionMs / DAY)} days`);
+      } catch (err) {
+        log(`pruning failed: ${(err as Error).message}`);
+      }
+    };
+    prune();
+    pruneTimer = setInterval(prune, DAY);
+    pruneTimer.unref();
+    watcher.start();
+    if (!config.demo) {
+      const setup = auth.users.ensureSetupToken();
+      if (setup) {
+        const base = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
+        // A #fragment is never sent to servers, proxies or in Referer headers.
+        log(`no admin account yet: create one within 1 h at ${base}/setup#token=${setup.token}`);
+        log("(or later: npm run user -- setup-token, or npm run user -- add NAME --role admin)");
+      }
+    }
+  }
+  return panel;
 }
 
 const KEY = Symbol.for("gpudeck.panel");
 type Holder = { [KEY]?: Panel };
 
-export function getPanel(): Panel {
+/** The process's panel, created from the environment on first use. */
+export function getPanel(options?: CreatePanelOptions): Panel {
   const g = globalThis as Holder;
-  if (!g[KEY]) {
-    const config = loadPanelConfig();
-    const shutdown = new AbortController();
-    const agent = createAgentClient({ url: config.agentUrl, token: config.agentToken });
-    g[KEY] = { config, shutdown, router: createPanelRouter({ agent, demo: config.demo, shutdown: shutdown.signal }) };
-  }
-  return g[KEY]!;
+  g[KEY] ??= createPanel(loadPanelConfig(), options);
+  return g[KEY];
 }
 
-/** SIGTERM: end every browser stream with a retryable error so `next start` can exit. */
-export function shutdownPanel(): void {
-  (globalThis as Holder)[KEY]?.shutdown.abort();
+/** The process's panel if one was created (no side effects). */
+export function existingPanel(): Panel | null {
+  return (globalThis as Holder)[KEY] ?? null;
 }
 
 /**
- * `next start` waits for every open connection before exiting on SIGTERM, and SSE streams
- * never close by themselves: end them, then exit.
+ * Shutdown, step one: end every browser stream with a retryable error, so the HTTP server can
+ * close. serve.ts calls it on SIGTERM/SIGINT, then closes the server and the panel.
  */
-export function installShutdownHooks(): void {
-  const stop = () => {
-    shutdownPanel();
-    setTimeout(() => process.exit(0), 300).unref();
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+export function shutdownPanel(): void {
+  existingPanel()?.shutdown.abort();
 }

@@ -1,0 +1,119 @@
+/**
+ * Sign-in, roles and the audit log in a browser, against a NON-demo panel (login required) on a
+ * simulated host, seeded through the user CLI (see authServer.ts; project "auth").
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { E2E_AUTH_DATA_DIR, E2E_PASSWORD } from "./authServer";
+
+test.describe.configure({ mode: "serial" });
+
+const EMBED = "vllm-embed-small.service";
+const KIMI = "vllm-kimi-k25.service";
+const REASON = `e2e auth: operator restart ${Date.now()}`;
+
+async function signIn(page: Page, user: string, password = E2E_PASSWORD) {
+  await page.getByLabel("User name").fill(user);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+test("signed out, a page sends you to sign in; a wrong password is refused clearly; then you land where you were going", async ({ page }) => {
+  await page.goto(`/units/${EMBED}`);
+  await expect(page).toHaveURL(/\/login\?next=%2Funits%2Fvllm-embed-small\.service$/);
+  await signIn(page, "vera", "not the password at all");
+  await expect(page.getByTestId("login-error")).toHaveText("Invalid username or password.");
+  await signIn(page, "vera");
+  await expect(page).toHaveURL(new RegExp(`/units/${EMBED.replace(/\./g, "\\.")}$`));
+  await expect(page.getByTestId("user-name")).toHaveText("vera");
+});
+
+test("a viewer sees units but no action buttons, no audit link, and no audit log", async ({ page }) => {
+  await page.goto("/login");
+  await signIn(page, "vera");
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await expect(page.getByTestId("unit-row")).toHaveCount(4);
+  for (const unit of [EMBED, KIMI]) {
+    await page.goto(`/units/${unit}`);
+    await expect(page.getByTestId("state-badge").first()).toBeVisible();
+    await expect(page.getByText(/viewers cannot change units/).first()).toBeVisible();
+    await expect(page.getByRole("group", { name: "Unit actions" })).toHaveCount(0);
+    for (const name of ["Start", "Stop", "Restart", "Reset failed", "Kill (SIGKILL)"]) {
+      await expect(page.getByRole("button", { name, exact: true })).toHaveCount(0);
+    }
+  }
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit" })).toHaveCount(0);
+  await page.goto("/audit");
+  await expect(page.getByTestId("audit-error")).toContainText("viewers cannot see the audit log");
+});
+
+test("an operator restarts their unit with a reason and finds it in /audit, by unit, and in the CSV", async ({ page }) => {
+  await page.goto("/login");
+  await signIn(page, "otto");
+  await expect(page.getByTestId("user-name")).toHaveText("otto");
+  // outside their patterns: no buttons
+  await page.goto(`/units/${KIMI}`);
+  await expect(page.getByText(/is not in your units \(vllm-embed-\*\)/).first()).toBeVisible();
+  await expect(page.getByRole("group", { name: "Unit actions" })).toHaveCount(0);
+
+  await page.goto(`/units/${EMBED}`);
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await page.getByRole("group", { name: "Unit actions" }).getByRole("button", { name: "Restart", exact: true }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel(/Reason/).fill(REASON);
+  await dialog.getByRole("button", { name: `Restart ${EMBED}` }).click();
+  await expect(page.getByTestId("job-progress")).toContainText(/Job #\d+ \(restart\)/);
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit" }).click();
+  await expect(page).toHaveURL(/\/audit$/);
+  const row = page.getByTestId("audit-row").filter({ hasText: REASON });
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute("data-user", "otto");
+  await expect(row).toHaveAttribute("data-action", "restart");
+  await expect(row).toHaveAttribute("data-unit", EMBED);
+  await expect(row).toContainText("operator");
+  // the job result arrives when the job ends (the page refreshes every 10 s)
+  await expect(row).toHaveAttribute("data-outcome", "done", { timeout: 25_000 });
+
+  // filter by unit from the row; the filter lives in the URL and survives a reload
+  await row.getByRole("link", { name: EMBED, exact: true }).click();
+  await expect(page).toHaveURL(/\/audit\?unit=vllm-embed-small\.service$/);
+  await page.reload();
+  await expect(page.getByLabel("Unit")).toHaveValue(EMBED);
+  await expect(page.getByTestId("audit-row").filter({ hasText: REASON })).toHaveCount(1);
+  await expect(page.getByTestId("audit-row").and(page.locator(`:not([data-unit="${EMBED}"])`))).toHaveCount(0);
+
+  // CSV export with the same filter, as a download
+  const href = await page.getByTestId("audit-csv").getAttribute("href");
+  expect(href).toBe(`/api/audit.csv?unit=${EMBED}`);
+  const csv = await page.request.get(href!);
+  expect(csv.status()).toBe(200);
+  expect(csv.headers()["content-type"]).toBe("text/csv; charset=utf-8");
+  expect(csv.headers()["content-disposition"]).toMatch(/^attachment; filename="gpudeck-audit-\d{8}-\d{6}Z\.csv"$/);
+  const text = await csv.text();
+  expect(text).toContain(`"${REASON}"`);
+  expect(text).toContain('"otto"');
+});
+
+test("signing out ends the session; the agent's token never reaches the browser", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("response", async (res) => {
+    if (res.request().resourceType() === "script" || res.url().includes("/_next/")) scripts.push(await res.text().catch(() => ""));
+  });
+  await page.goto("/login");
+  await signIn(page, "otto");
+  await expect(page.getByTestId("user-name")).toHaveText("otto");
+  const token = readFileSync(path.join(E2E_AUTH_DATA_DIR, "agent-token"), "utf8").trim();
+  expect(token.length).toBeGreaterThan(20);
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const s of scripts) expect(s.includes(token)).toBe(false);
+  expect((await page.content()).includes(token)).toBe(false);
+
+  await page.getByTestId("user-menu").locator("summary").click();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto("/gpus");
+  await expect(page).toHaveURL(/\/login\?next=%2Fgpus$/);
+  expect((await page.context().cookies()).filter((c) => c.name === "gpudeck_session")).toHaveLength(0);
+});

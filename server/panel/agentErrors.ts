@@ -1,0 +1,44 @@
+/**
+ * Errors from the agent, turned into panel errors people can act on. The agent's own tRPC
+ * errors keep their code and message; transport failures say which agent, and a refused bearer
+ * token says where the panel's token came from (never the token).
+ */
+import { TRPCClientError } from "@trpc/client";
+import { TRPCError } from "@trpc/server";
+
+export interface AgentErrorContext {
+  agentUrl: string;
+  tokenSource: string;
+}
+
+function httpStatusOf(err: unknown): number | null {
+  const meta = (err as { meta?: { response?: { status?: unknown } } } | null)?.meta;
+  if (typeof meta?.response?.status === "number") return meta.response.status;
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  if (typeof cause?.code === "number") return cause.code; // eventsource's ErrorEvent
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "number") return code;
+  const m = /\bstatus code \((\d{3})\)/.exec(String((err as Error | null)?.message ?? ""));
+  return m ? Number(m[1]) : null;
+}
+
+export function agentErrorMessage(err: unknown, where: AgentErrorContext): string {
+  const status = httpStatusOf(err);
+  if (status === 401 || status === 403) {
+    return `the agent at ${where.agentUrl} refused the panel's bearer token (HTTP ${status}); check GPUDECK_AGENT_TOKEN (the panel read it from ${where.tokenSource})`;
+  }
+  const message = (err as Error | null)?.message || String(err);
+  return `the agent at ${where.agentUrl} could not be reached: ${message}`;
+}
+
+/** Any error from calling the agent → a TRPCError for the browser. */
+export function toPanelError(err: unknown, where: AgentErrorContext): TRPCError {
+  if (err instanceof TRPCError) return err;
+  if (err instanceof TRPCClientError) {
+    const code = (err.data as { code?: TRPCError["code"] } | undefined)?.code;
+    if (code) return new TRPCError({ code, message: err.message });
+  }
+  const status = httpStatusOf(err);
+  if (status === 401 || status === 403) return new TRPCError({ code: "BAD_GATEWAY", message: agentErrorMessage(err, where) });
+  return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: agentErrorMessage(err, where) });
+}

@@ -1,0 +1,80 @@
+/**
+ * The panel's watcher on its agent's event stream: audit rows get the job result when the job
+ * ends, and that keeps working across an agent restart.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningAgent } from "../agent/main";
+import { addUser, call, login, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
+
+const EMBED = "vllm-embed-small.service";
+const QWEN = "vllm-qwen-draft.service";
+let agent: RunningAgent;
+let agentDir: string;
+let port: number;
+let tp: TestPanel;
+let ada: string;
+
+beforeAll(async () => {
+  agentDir = mkdtempSync(path.join(tmpdir(), "gpudeck-agent-"));
+  agent = await startTestAgent({ dataDir: agentDir });
+  port = Number(new URL(agent.url).port);
+  tp = startTestPanel(agent);
+  await addUser(tp.panel, "ada", "admin");
+  ada = await login(tp.panel, "ada");
+}, 30_000);
+
+afterAll(async () => {
+  tp?.close();
+  await agent?.close();
+  rmSync(agentDir, { recursive: true, force: true });
+});
+
+async function restart(unit: string): Promise<number> {
+  const r = await call(tp.panel, "units.restart", { input: { name: unit, reason: "watcher test", confirmed: true }, cookie: ada });
+  expect(r.status, r.text).toBe(200);
+  return (r.json!.result!.data as { auditId: number }).auditId;
+}
+
+describe("agent watcher", () => {
+  it("learns the agent's host name from the stream", async () => {
+    await expect.poll(() => tp.panel.watcher.hostName, { timeout: 5000 }).toBe(agent.hub.hostname);
+    expect(tp.panel.watcher.bootId).toBe(agent.hub.bootId);
+  });
+
+  it("writes the job result into the audit row when the job ends", async () => {
+    const id = await restart(EMBED);
+    const row = tp.panel.auth.audit.getAudit(id)!;
+    expect(row.jobId).toBeGreaterThan(0);
+    expect(["pending", "done"]).toContain(row.outcome);
+    await expect.poll(() => tp.panel.auth.audit.getAudit(id)!.outcome, { timeout: 10_000 }).toBe("done");
+  });
+
+  it("survives an agent restart: reconnects, settles orphaned rows, keeps updating outcomes", async () => {
+    const host = tp.panel.watcher.hostName!;
+    const oldBoot = tp.panel.watcher.bootId;
+    // a row whose job will never be reported (it ended while nobody watched)
+    const orphan = tp.panel.auth.audit.recordAudit({
+      at: Date.now() - 120_000,
+      user: "ada",
+      role: "admin",
+      sourceAddr: null,
+      host,
+      unit: QWEN,
+      action: "restart",
+      reason: null,
+      outcome: "pending",
+      jobId: 987_654,
+    });
+    await agent.close();
+    await expect.poll(() => tp.panel.watcher.lastError, { timeout: 10_000 }).toMatch(/could not be reached|closed|shutting down/);
+    agent = await startTestAgent({ dataDir: agentDir, port });
+    await expect.poll(() => tp.panel.watcher.bootId, { timeout: 15_000 }).not.toBe(oldBoot);
+    expect(tp.panel.watcher.bootId).toBe(agent.hub.bootId);
+    expect(tp.panel.auth.audit.getAudit(orphan)).toMatchObject({ outcome: "unknown" });
+    const id = await restart(EMBED);
+    await expect.poll(() => tp.panel.auth.audit.getAudit(id)!.outcome, { timeout: 10_000 }).toBe("done");
+  }, 40_000);
+});

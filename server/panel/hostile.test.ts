@@ -1,0 +1,516 @@
+/**
+ * Hostile input against the panel's real API endpoint (the function the Next route handler
+ * calls: request guard, bounded body, tRPC with the panel's context), in front of a real agent
+ * on a simulated host. Every case must be refused with a clear error, must not reach systemd
+ * (the agent records no action, the units get no job), and must leave a "refused"/"error" row
+ * in the audit log naming the user when one is known.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningAgent } from "../agent/main";
+import type { Panel } from "./instance";
+import {
+  addUser,
+  call,
+  login,
+  ORIGIN,
+  panelRequest,
+  PASSWORD,
+  send,
+  startTestAgent,
+  startTestPanel,
+  type RequestOptions,
+  type RpcResult,
+  type TestPanel,
+} from "./panelTestHarness";
+
+const KIMI = "vllm-kimi-k25.service";
+const EMBED = "vllm-embed-small.service";
+const WATCHED = [KIMI, EMBED];
+
+let agent: RunningAgent;
+let tp: TestPanel;
+let panel: Panel;
+const cookie: Record<string, string> = {};
+
+beforeAll(async () => {
+  agent = await startTestAgent();
+  tp = startTestPanel(agent);
+  panel = tp.panel;
+  await addUser(panel, "ada", "admin");
+  await addUser(panel, "otto", "operator", ["vllm-embed-*"]);
+  await addUser(panel, "vera", "viewer");
+  await addUser(panel, "dora", "operator", ["vllm-*"]);
+  await addUser(panel, "eve", "operator", ["vllm-*"]);
+  for (const name of ["ada", "otto", "vera"]) cookie[name] = await login(panel, name);
+  await panel.watcher.host();
+}, 30_000);
+
+afterAll(async () => {
+  tp?.close();
+  await agent?.close();
+});
+
+function messageOf(r: RpcResult): string {
+  const j = r.json as unknown;
+  if (Array.isArray(j)) return (j[0] as { error?: { message?: string } }).error?.message ?? r.text;
+  return r.json?.error?.message ?? r.text;
+}
+
+function lastAuditId(): number {
+  return panel.auth.audit.queryAudit({ limit: 1 })[0]?.id ?? 0;
+}
+
+function jobCounts(): number[] {
+  return WATCHED.map((u) => agent.hub.recentJobs(u, 10_000).length);
+}
+
+interface HostileCase {
+  name: string;
+  request: () => Request | Promise<Request>;
+  status: number;
+  message: RegExp;
+  /** The user the audit row must name (null: nobody could be identified). */
+  auditUser: string | null;
+  auditAction?: string;
+}
+
+const as = (user: string) => cookie[user]!;
+const restart = (user: string | null, input: unknown, extra: RequestOptions = {}) => () =>
+  panelRequest("units.restart", { input, cookie: user ? as(user) : null, ...extra });
+
+const NAME_CASES: [string, unknown, RegExp][] = [
+  ["--help", "--help", /must not start with '-'/],
+  ["-H evil", "-H evil", /must not start with '-'/],
+  ["-H evil.service", "-H evil.service", /must not start with '-'/],
+  ["a;reboot", "a;reboot", /may only contain/],
+  ["a;reboot.service", "a;reboot.service", /may only contain/],
+  ["$(id)", "$(id)", /may only contain/],
+  ["$(id).service", "$(id).service", /may only contain/],
+  ["`id`.service", "`id`.service", /may only contain/],
+  ["../x", "../x", /must not start with '\.'/],
+  ["../x.service", "../x.service", /must not start with '\.'/],
+  ["x/../../etc/passwd.service", "x/../../etc/passwd.service", /may only contain/],
+  ["very long name", `${"a".repeat(300)}.service`, /longer than 255|256/],
+  ["Cyrillic і look-alike", "vllm-kimi-k25.servіce", /may only contain ASCII/],
+  ["Unicode hyphen look-alike", "vllm\u2010kimi-k25.service", /may only contain ASCII/],
+  ["fullwidth letters", "ｖｌｌｍ-kimi-k25.service", /may only contain ASCII/],
+  ["zero-width space", "vllm-kimi\u200b-k25.service", /may only contain ASCII/],
+  ["empty", "", /empty/],
+  ["blank", "   ", /may only contain/],
+  ["trailing newline", `${KIMI}\n`, /may only contain/],
+  ["NUL byte", `${KIMI}\u0000`, /may only contain/],
+  ["space and flag", `${KIMI} --force`, /may only contain/],
+  ["glob", "vllm-*.service", /may only contain/],
+  ["unknown unit type", "vllm-kimi-k25.exe", /unknown unit type/],
+  ["number instead of a name", 42, /string/i],
+  ["array instead of a name", [KIMI], /string/i],
+  ["object instead of a name", { toString: KIMI }, /string/i],
+];
+
+const CASES: HostileCase[] = [
+  // --- unit names, as an admin (only the name can be the reason for a refusal) ---------------
+  ...NAME_CASES.map(([label, name, message]): HostileCase => ({
+    name: `unit name: ${label}`,
+    request: restart("ada", { name }),
+    status: 400,
+    message,
+    auditUser: "ada",
+    auditAction: "restart",
+  })),
+  {
+    name: "unit outside the agent's allow-list",
+    request: restart("ada", { name: "sshd.service" }),
+    status: 403,
+    message: /not in this agent's allow-list/,
+    auditUser: "ada",
+    auditAction: "restart",
+  },
+  {
+    name: "systemd's own unit outside the allow-list (stop)",
+    request: () => panelRequest("units.stop", { input: { name: "systemd-journald.service" }, cookie: as("ada") }),
+    status: 403,
+    message: /not in this agent's allow-list/,
+    auditUser: "ada",
+    auditAction: "stop",
+  },
+  { name: "extra input key", request: restart("ada", { name: KIMI, shell: "reboot" }), status: 400, message: /unrecognized key|shell/i, auditUser: "ada" },
+  { name: "reason over 500 characters", request: restart("ada", { name: KIMI, reason: "x".repeat(600) }), status: 400, message: /reason is longer than 500/, auditUser: "ada" },
+  { name: "reason not a string", request: restart("ada", { name: KIMI, reason: { $ne: 1 } }), status: 400, message: /reason/, auditUser: "ada" },
+  { name: "confirmed not a boolean", request: restart("ada", { name: KIMI, confirmed: "yes" }), status: 400, message: /confirmed/, auditUser: "ada" },
+
+  // --- bodies and content types -------------------------------------------------------------
+  { name: "malformed JSON", request: restart("ada", undefined, { body: '{"name": "vllm-kimi' }), status: 400, message: /JSON|parse/i, auditUser: "ada" },
+  { name: "JSON null body", request: restart("ada", undefined, { body: "null" }), status: 400, message: /object|expected/i, auditUser: "ada" },
+  {
+    name: "oversized body (Content-Length)",
+    request: restart("ada", { name: KIMI, reason: "x".repeat(100_000) }),
+    status: 413,
+    message: /over 65536 bytes/,
+    auditUser: "ada",
+  },
+  {
+    name: "oversized chunked body (no Content-Length)",
+    request: () => {
+      const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(ctl) {
+          if (sent++ < 8) ctl.enqueue(chunk);
+          else ctl.close();
+        },
+      });
+      return panelRequest("units.restart", { cookie: as("ada"), body });
+    },
+    status: 413,
+    message: /over 65536 bytes/,
+    auditUser: "ada",
+  },
+  {
+    name: "form-urlencoded (a cross-site HTML form)",
+    request: restart("ada", undefined, { contentType: "application/x-www-form-urlencoded", body: `name=${KIMI}` }),
+    status: 415,
+    message: /Only application\/json/,
+    auditUser: "ada",
+  },
+  {
+    name: "multipart/form-data",
+    request: () => {
+      const form = new FormData();
+      form.set("name", KIMI);
+      return panelRequest("units.restart", { cookie: as("ada"), body: form, contentType: null });
+    },
+    status: 415,
+    message: /Only application\/json/,
+    auditUser: "ada",
+  },
+  {
+    name: "text/plain with a JSON body",
+    request: restart("ada", undefined, { contentType: "text/plain", body: JSON.stringify({ name: KIMI }) }),
+    status: 415,
+    message: /Only application\/json/,
+    auditUser: "ada",
+  },
+  {
+    name: "no content type",
+    request: restart("ada", undefined, { contentType: null, body: JSON.stringify({ name: KIMI }) }),
+    status: 415,
+    message: /Only application\/json/,
+    auditUser: "ada",
+  },
+  {
+    name: "gzip-encoded body",
+    request: restart("ada", { name: KIMI }, { headers: { "content-encoding": "gzip" } }),
+    status: 415,
+    message: /Compressed/,
+    auditUser: "ada",
+  },
+  { name: "PUT", request: restart("ada", { name: KIMI }, { method: "PUT" }), status: 405, message: /Method not allowed/, auditUser: "ada" },
+  {
+    name: "mutation sent as GET",
+    request: () => panelRequest("units.restart", { method: "GET", input: { name: KIMI }, cookie: as("ada") }),
+    status: 405,
+    message: /Unsupported GET-request to mutation|method/i,
+    auditUser: "ada",
+    auditAction: "restart",
+  },
+  {
+    name: "unknown procedure",
+    request: () => panelRequest("units.reboot", { input: { name: KIMI }, cookie: as("ada") }),
+    status: 404,
+    message: /No procedure found|units\.reboot/,
+    auditUser: "ada",
+  },
+  {
+    name: "batch of 30 restarts",
+    request: () => {
+      const input = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [String(i), { name: KIMI }]));
+      return panelRequest(Array(30).fill("units.restart").join(","), { input, cookie: as("ada"), query: "batch=1" });
+    },
+    status: 400,
+    message: /More than 25 calls/,
+    auditUser: "ada",
+  },
+
+  // --- sessions -----------------------------------------------------------------------------
+  { name: "no session cookie", request: restart(null, { name: EMBED }), status: 401, message: /Not signed in: sign in first/, auditUser: null },
+  {
+    name: "forged session id",
+    request: restart(null, { name: EMBED }, { cookie: `gpudeck_session=${"A".repeat(43)}` }),
+    status: 401,
+    message: /session has ended/,
+    auditUser: null,
+  },
+  {
+    name: "malformed session cookie",
+    request: restart(null, { name: EMBED }, { cookie: "gpudeck_session=../../admin" }),
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+  },
+  {
+    name: "planted second session cookie",
+    request: () => panelRequest("units.restart", { input: { name: EMBED }, cookie: `${as("ada")}; gpudeck_session=${"B".repeat(43)}` }),
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+  },
+  {
+    name: "__Host- cookie over plain http",
+    request: () => panelRequest("units.restart", { input: { name: EMBED }, cookie: `__Host-${as("ada")}` }),
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+  },
+  {
+    name: "X-Forwarded-User from an untrusted peer (proxy mode off)",
+    request: restart(null, { name: EMBED }, { headers: { "x-forwarded-user": "ada", "x-forwarded-for": "127.0.0.1" } }),
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+  },
+  {
+    name: "expired session (idle timeout passed)",
+    request: async () => {
+      const c = await login(panel, "eve");
+      tp.clock.offsetMs = panel.config.sessionIdleMs + 60_000;
+      return panelRequest("units.restart", { input: { name: EMBED }, cookie: c });
+    },
+    status: 401,
+    message: /timed out/,
+    auditUser: null,
+  },
+  {
+    name: "session of a user disabled meanwhile",
+    request: async () => {
+      const c = await login(panel, "dora");
+      panel.auth.users.setDisabled("dora", true);
+      return panelRequest("units.restart", { input: { name: EMBED }, cookie: c });
+    },
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+  },
+
+  // --- roles and unit patterns --------------------------------------------------------------
+  ...(["start", "stop", "restart", "resetFailed", "kill"] as const).map(
+    (proc): HostileCase => ({
+      name: `viewer calls units.${proc}`,
+      request: () => panelRequest(`units.${proc}`, { input: { name: EMBED }, cookie: as("vera") }),
+      status: 403,
+      message: /viewers cannot change units/,
+      auditUser: "vera",
+    }),
+  ),
+  { name: "operator restarts a unit outside their patterns", request: restart("otto", { name: KIMI }), status: 403, message: /not in your units \(vllm-embed-\*\)/, auditUser: "otto", auditAction: "restart" },
+  {
+    name: "operator stops a unit outside their patterns",
+    request: () => panelRequest("units.stop", { input: { name: KIMI }, cookie: as("otto") }),
+    status: 403,
+    message: /not in your units/,
+    auditUser: "otto",
+    auditAction: "stop",
+  },
+  {
+    name: "operator kills their own unit (admins only)",
+    request: () => panelRequest("units.kill", { input: { name: EMBED }, cookie: as("otto") }),
+    status: 403,
+    message: /only admins can kill/,
+    auditUser: "otto",
+    auditAction: "kill",
+  },
+  {
+    name: "viewer reads the audit log",
+    request: () => panelRequest("audit.list", { method: "GET", input: {}, cookie: as("vera") }),
+    status: 403,
+    message: /viewers cannot see the audit log/,
+    auditUser: "vera",
+    auditAction: "audit.view",
+  },
+
+  // --- cross-origin and DNS rebinding -------------------------------------------------------
+  { name: "cross-origin POST", request: restart("ada", { name: EMBED }, { headers: { origin: "http://evil.example" } }), status: 403, message: /Cross-origin request refused/, auditUser: "ada" },
+  { name: "Origin: null (sandboxed frame)", request: restart("ada", { name: EMBED }, { headers: { origin: "null" } }), status: 403, message: /Cross-origin/, auditUser: "ada" },
+  {
+    name: "look-alike origin (our host as a subdomain prefix)",
+    request: restart("ada", { name: EMBED }, { headers: { origin: `${ORIGIN}.evil.example` } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
+  {
+    name: "cross-site POST without Origin (Sec-Fetch-Site)",
+    request: restart("ada", { name: EMBED }, { headers: { origin: null, "sec-fetch-site": "cross-site" } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
+  {
+    name: "same-site sibling POST (Sec-Fetch-Site same-site)",
+    request: restart("ada", { name: EMBED }, { headers: { origin: null, "sec-fetch-site": "same-site" } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
+  {
+    name: "cross-origin SSE (events.watch)",
+    request: () => panelRequest("events.watch", { sse: true, input: {}, cookie: as("ada"), headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
+  {
+    name: "cross-site SSE without Origin (followJournal)",
+    request: () => panelRequest("units.followJournal", { sse: true, input: { name: KIMI }, cookie: as("ada"), headers: { "sec-fetch-site": "cross-site" } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
+  {
+    name: "DNS rebinding: foreign Host with a matching Origin",
+    request: restart("ada", { name: EMBED }, { headers: { host: "evil.example:3000", origin: "http://evil.example:3000" } }),
+    status: 403,
+    message: /Host 'evil.example' is not a name of this panel/,
+    auditUser: "ada",
+  },
+];
+
+describe("hostile input through the panel's API endpoint", () => {
+  it("has at least 50 cases", () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(50);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))("%s: refused, not executed, audited", async (_name, c) => {
+    const actionsBefore = agent.hub.recentActions(100_000).length;
+    const jobsBefore = jobCounts();
+    const auditMark = lastAuditId();
+    try {
+      const r = await send(panel, await c.request());
+      expect(r.status, r.text).toBe(c.status);
+      expect(messageOf(r)).toMatch(c.message);
+      // nothing reached systemd: no action recorded by the agent, no job on the units
+      expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
+      expect(jobCounts()).toEqual(jobsBefore);
+      const rows = panel.auth.audit.queryAudit({ limit: 100 }).filter((row) => row.id > auditMark);
+      const refusal = rows.find((row) => (row.outcome === "refused" || row.outcome === "error") && row.user === c.auditUser);
+      expect(refusal, JSON.stringify(rows)).toBeDefined();
+      expect(refusal!.sourceAddr).toBe("10.20.30.40");
+      if (c.auditAction) expect(refusal!.action).toBe(c.auditAction);
+      expect(refusal!.detail ?? refusal!.reason ?? "").not.toBe("");
+    } finally {
+      tp.clock.offsetMs = 0;
+    }
+  });
+
+  it("control: the same harness sees an allowed restart reach the agent (so the checks above can fail)", async () => {
+    const actionsBefore = agent.hub.recentActions(100_000).length;
+    const r = await call(panel, "units.restart", { input: { name: EMBED, reason: "hostile suite control" }, cookie: as("otto") });
+    expect(r.status, r.text).toBe(200);
+    expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore + 1);
+    const last = agent.hub.recentActions(1)[0]!;
+    expect(last).toMatchObject({ unit: EMBED, action: "restart", user: "otto", role: "operator", sourceAddr: "10.20.30.40", reason: "hostile suite control" });
+    const row = panel.auth.audit.queryAudit({ user: "otto", action: "restart", limit: 1 })[0]!;
+    expect(row).toMatchObject({ unit: EMBED, reason: "hostile suite control", role: "operator", sourceAddr: "10.20.30.40", host: agent.hub.hostname });
+    expect(row.jobId).toBe(last.jobId);
+  });
+
+  it("a forged X-Forwarded-For never becomes the source address", async () => {
+    const mark = lastAuditId();
+    await call(panel, "units.restart", { input: { name: "--help" }, cookie: as("ada"), headers: { "x-forwarded-for": "1.2.3.4" } });
+    const row = panel.auth.audit.queryAudit({ limit: 1 })[0]!;
+    expect(row.id).toBeGreaterThan(mark);
+    expect(row.sourceAddr).toBe("10.20.30.40");
+  });
+
+  it("a refused request is audited once, not twice", async () => {
+    const mark = lastAuditId();
+    await call(panel, "units.restart", { method: "GET", input: { name: KIMI }, cookie: as("ada") });
+    await call(panel, "units.restart", { input: { name: "a;reboot" }, cookie: as("ada") });
+    const rows = panel.auth.audit.queryAudit({ limit: 10 }).filter((r) => r.id > mark);
+    expect(rows).toHaveLength(2);
+  });
+});
+
+describe("a panel holding the wrong agent token", () => {
+  let bad: TestPanel;
+  let adaCookie: string;
+  beforeAll(async () => {
+    bad = startTestPanel({ url: agent.url, token: "not-the-agent-token-0123456789abcdefghij" }, { panel: { background: true } });
+    await addUser(bad.panel, "ada", "admin");
+    adaCookie = await login(bad.panel, "ada");
+  });
+  afterAll(() => bad?.close());
+
+  it("reads fail with a clear error naming the token's source, never the token", async () => {
+    const r = await call(bad.panel, "units.list", { method: "GET", cookie: adaCookie });
+    expect(r.status).toBe(502);
+    expect(messageOf(r)).toMatch(/refused the panel's bearer token \(HTTP 401\); check GPUDECK_AGENT_TOKEN/);
+    expect(r.text).not.toContain("not-the-agent-token");
+  });
+
+  it("an action fails clearly, reaches nothing and is audited as an error", async () => {
+    const actionsBefore = agent.hub.recentActions(100_000).length;
+    const r = await call(bad.panel, "units.restart", { input: { name: EMBED }, cookie: adaCookie });
+    expect(r.status).toBe(502);
+    expect(messageOf(r)).toMatch(/refused the panel's bearer token/);
+    expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
+    const row = bad.panel.auth.audit.queryAudit({ action: "restart", limit: 1 })[0]!;
+    expect(row).toMatchObject({ user: "ada", unit: EMBED, outcome: "error" });
+    expect(row.detail).toMatch(/bearer token/);
+  });
+
+  it("the browser's event stream ends with the same error instead of stalling", async () => {
+    const res = await bad.panel.handle(panelRequest("events.watch", { sse: true, input: {}, cookie: adaCookie }));
+    const text = await new Response(res.body).text();
+    expect(text).toMatch(/serialized-error/);
+    expect(text).toMatch(/refused the panel's bearer token/);
+  });
+
+  it("the panel's own watcher reports it", async () => {
+    await expect.poll(() => bad.panel.watcher.lastError, { timeout: 5000 }).toMatch(/refused the panel's bearer token/);
+  });
+});
+
+describe("the per-unit action guard", () => {
+  it("a second restart within the window needs confirmed: true, and the refusal names who and when", async () => {
+    const QWEN = "vllm-qwen-draft.service";
+    const first = await call(panel, "units.restart", { input: { name: QWEN, reason: "first" }, cookie: as("ada") });
+    expect(first.status, first.text).toBe(200);
+    const actionsBefore = agent.hub.recentActions(100_000).length;
+    const second = await call(panel, "units.restart", { input: { name: QWEN, reason: "second" }, cookie: as("ada") });
+    expect(second.status).toBe(409);
+    expect(second.json?.error?.data?.code).toBe("CONFLICT");
+    expect(messageOf(second)).toMatch(/^Confirmation required: ada restarted vllm-qwen-draft\.service \d+ s ago/);
+    expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
+    const refused = panel.auth.audit.queryAudit({ unit: QWEN, limit: 1 })[0]!;
+    expect(refused).toMatchObject({ user: "ada", action: "restart", outcome: "refused", reason: "second" });
+    const third = await call(panel, "units.restart", { input: { name: QWEN, reason: "third", confirmed: true }, cookie: as("ada") });
+    expect(third.status, third.text).toBe(200);
+    expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore + 1);
+    // units.get tells the UI before anyone clicks
+    const get = await call(panel, "units.get", { method: "GET", input: { name: QWEN }, cookie: as("vera") });
+    expect((get.json?.result?.data as { recentAction: unknown }).recentAction).toMatchObject({ user: "ada", action: "restart" });
+  });
+
+  it("outside the window a restart passes again", async () => {
+    const first = await call(panel, "units.stop", { input: { name: "vllm-llama-70b.service" }, cookie: as("ada") });
+    expect(first.status, first.text).toBe(200);
+    tp.clock.offsetMs = panel.config.actionGuardMs + 1000;
+    try {
+      const again = await call(panel, "units.restart", { input: { name: "vllm-llama-70b.service" }, cookie: as("ada") });
+      // the clock moved past the idle timeout? no: 60 s is far below it, the session still holds
+      expect(again.status, again.text).toBe(200);
+    } finally {
+      tp.clock.offsetMs = 0;
+    }
+  });
+});
+
+describe("password handling in the hostile suite", () => {
+  it("a wrong password is one generic message, whether or not the user exists", async () => {
+    const unknown = await call(panel, "session.login", { input: { username: "nobody", password: PASSWORD } });
+    const wrong = await call(panel, "session.login", { input: { username: "vera", password: "wrong password 123" } });
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(messageOf(unknown)).toBe(messageOf(wrong));
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The panel's HTTP server: Next.js (built app, programmatic API) on node:http, owning the
+ * sockets so the panel knows who it is talking to.
+ * - Every request: any incoming `x-gpudeck-peer` header is dropped and replaced by the TCP peer
+ *   address (socket.remoteAddress); the panel reads the client address only from it, never from
+ *   X-Forwarded-For. The Host must be one of the panel's names (DNS-rebinding guard).
+ * - Page requests without a valid session are redirected to /login (not in demo mode). The API
+ *   still checks every call itself; this only spares people a page of errors.
+ * - SIGTERM/SIGINT: open browser streams end with a retryable error, the server closes, the
+ *   process exits within 2 s even with SSE clients connected.
+ * Run: `node --import tsx server/panel/serve.ts` (HOSTNAME, PORT; see config.ts for the rest).
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { clearSessionCookie } from "../auth/sessions";
+import { PEER_HEADER, trustPeerHeader } from "./context";
+import { getPanel, shutdownPanel, type Panel } from "./instance";
+import { hostAllowed, hostName } from "./requestGuard";
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** Replace whatever the client sent as PEER_HEADER with the socket's peer address. */
+export function setPeerHeader(req: IncomingMessage): void {
+  delete req.headers[PEER_HEADER];
+  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === PEER_HEADER) req.rawHeaders.splice(i, 2);
+  }
+  const peer = req.socket.remoteAddress;
+  if (peer) {
+    req.headers[PEER_HEADER] = peer;
+    req.rawHeaders.push(PEER_HEADER, peer);
+  }
+}
+
+/** Paths anyone may load: sign-in and setup pages, Next's assets, the API (it checks itself). */
+const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/];
+
+/** Where a page request must go instead (the sign-in page), or null to serve it. */
+export function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" | "auth">): { location: string; clearCookie: boolean } | null {
+  if (panel.config.demo || (req.method !== "GET" && req.method !== "HEAD")) return null;
+  const url = new URL(req.url ?? "/", "http://panel");
+  if (PUBLIC_PATHS.some((re) => re.test(url.pathname))) return null;
+  const who = panel.auth.authenticate({
+    remoteAddress: req.socket.remoteAddress ?? null,
+    headers: req.headers,
+    secure: panel.config.secureCookies,
+  });
+  if (who.ok) return null;
+  const next = `${url.pathname}${url.search}`;
+  return { location: next === "/" ? "/login" : `/login?next=${encodeURIComponent(next)}`, clearCookie: who.clearCookie };
+}
+
+export interface PanelServerOptions {
+  /** Next's request handler (or any handler, in tests). */
+  handle: RequestHandler;
+  /** null: no page gate (tests of the plumbing). */
+  panel: Pick<Panel, "config" | "auth"> | null;
+}
+
+export function createPanelServer(options: PanelServerOptions): http.Server {
+  const server = http.createServer((req, res) => {
+    setPeerHeader(req);
+    if (options.panel) {
+      const { config } = options.panel;
+      if (!hostAllowed(req.headers.host ?? null, config.allowedHosts)) {
+        const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
+        res.writeHead(421, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+        res.end(`This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
+        return;
+      }
+      let redirect: ReturnType<typeof pageRedirect> = null;
+      try {
+        redirect = pageRedirect(req, options.panel);
+      } catch (err) {
+        console.error(`[panel] session check failed: ${(err as Error).message}`);
+        res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" }).end("The panel could not check your session.\n");
+        return;
+      }
+      if (redirect) {
+        const headers: http.OutgoingHttpHeaders = { Location: redirect.location, "Cache-Control": "no-store" };
+        if (redirect.clearCookie) headers["Set-Cookie"] = clearSessionCookie({ secure: config.secureCookies });
+        res.writeHead(303, headers).end();
+        return;
+      }
+    }
+    void Promise.resolve(options.handle(req, res)).catch((err: Error) => {
+      console.error(`[panel] request failed: ${err.message}`);
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end();
+    });
+  });
+  server.requestTimeout = 0; // SSE streams are long-lived
+  server.headersTimeout = 15_000;
+  return server;
+}
+
+/**
+ * Stop: end browser streams (retryable error), give them a moment to send it, close the
+ * server and every socket still open. Resolves when closed; never takes longer than ~1 s.
+ */
+export async function stopPanelServer(server: http.Server, endStreams: () => void): Promise<void> {
+  endStreams();
+  await new Promise((r) => setTimeout(r, 150));
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 300).unref();
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
+  server.closeAllConnections();
+}
+
+async function main(): Promise<void> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+  const host = process.env.HOSTNAME || "127.0.0.1";
+  const port = Number(process.env.PORT || 3000);
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  trustPeerHeader();
+  const panel = getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}` });
+
+  const { default: next } = await import("next");
+  const app = next({ dev: false, dir: root, hostname: host, port });
+  await app.prepare();
+  const server = createPanelServer({ handle: app.getRequestHandler(), panel });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[panel] ${signal}: shutting down`);
+    setTimeout(() => process.exit(0), 1800).unref(); // whatever happens, gone within 2 s
+    void stopPanelServer(server, shutdownPanel)
+      .then(() => panel.close())
+      .finally(() => process.exit(0));
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  console.log(`[panel] ready on http://${urlHost}:${port}${panel.config.demo ? " (demo mode: no login)" : ""}`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err: Error) => {
+    console.error(`[panel] fatal: ${err.stack ?? err.message}`);
+    process.exit(1);
+  });
+}
