@@ -39,11 +39,11 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <LiveProvider>
             <header className="sticky top-0 z-10 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/90">
-              <nav className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-2 text-sm" aria-label="Main">
+              <nav className="mx-auto flex max-w-6xl items-center gap-3 px-3 py-2 text-sm sm:gap-4 sm:px-4" aria-label="Main">
                 <Link href="/" className="font-semibold tracking-tight">
                   gpudeck
                 </Link>
-                <Link href="/" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+                <Link href="/" className="hidden text-zinc-600 hover:text-zinc-900 sm:inline dark:text-zinc-400 dark:hover:text-zinc-100">
                   Units
                 </Link>
                 <Link href="/gpus" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">

@@ -13,7 +13,15 @@ import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
 import type { ExecCommand, UnitAction, UnitDetail, UnitSummary } from "@/server/agent/types";
 
-type Pending = { action: UnitAction; sent: boolean; jobId: number | null; atMs: number; error?: string };
+type Pending = {
+  action: UnitAction;
+  sent: boolean;
+  jobId: number | null;
+  atMs: number;
+  error?: string;
+  /** the server wants an explicit "yes, again" (someone just did the same to this unit) */
+  needsConfirmation?: { reason: string };
+};
 
 /** wall clock for event handlers (kept out of render) */
 const clock = () => Date.now();
@@ -73,17 +81,27 @@ export function UnitView({ name }: { name: string }) {
   const kill = useMutation(mutationOptions.kill);
   const mutations = { start, stop, restart, "reset-failed": resetFailed, kill };
 
-  const run = (action: UnitAction, reason: string) => {
+  const run = (action: UnitAction, reason: string, confirmed = false) => {
     setConfirm(null);
     setPending({ action, sent: false, jobId: null, atMs: clock() });
     mutations[action].mutate(
-      { name, reason: reason || undefined },
+      { name, reason: reason || undefined, ...(confirmed ? { confirmed: true } : {}) },
       {
         onSuccess: (r) => setPending({ action, sent: true, jobId: r.jobId, atMs: clock() }),
-        onError: (err) => setPending({ action, sent: true, jobId: null, atMs: clock(), error: err.message }),
+        onError: (err) =>
+          setPending({
+            action,
+            sent: true,
+            jobId: null,
+            atMs: clock(),
+            error: err.message,
+            needsConfirmation: err.data?.code === "CONFLICT" ? { reason } : undefined,
+          }),
       },
     );
   };
+  const recent = detailQuery.data?.recentAction ?? null;
+  const recentApplies = (a: UnitAction | null) => recent !== null && (a === "restart" || a === "stop");
 
   const gpu = unitGpuUse(live.gpu, name);
 
@@ -154,7 +172,14 @@ export function UnitView({ name }: { name: string }) {
             {refused.map((a) => `${ACTION_LABEL[a]}: ${permissions[a].allowed ? "" : permissions[a].reason}`).join(" · ")}
           </p>
         )}
-        {pending && <JobProgress pending={pending} unit={unit} onDismiss={() => setPending(null)} />}
+        {pending && (
+          <JobProgress
+            pending={pending}
+            unit={unit}
+            onDismiss={() => setPending(null)}
+            onConfirmAgain={() => pending.needsConfirmation && run(pending.action, pending.needsConfirmation.reason, true)}
+          />
+        )}
       </header>
 
       <DiagnosisCard name={name} onAction={(a) => (a === "start" || a === "reset-failed" ? run(a, "") : setConfirm(a))} />
@@ -171,8 +196,13 @@ export function UnitView({ name }: { name: string }) {
         confirmLabel={confirm ? `${ACTION_LABEL[confirm]} ${name}` : ""}
         danger={confirm === "stop" || confirm === "kill"}
         onCancel={() => setConfirm(null)}
-        onConfirm={(reason) => confirm && run(confirm, reason)}
+        onConfirm={(reason) => confirm && run(confirm, reason, recentApplies(confirm))}
       >
+        {recent && recentApplies(confirm) && (
+          <p role="alert" className="rounded-md border border-amber-400 bg-amber-50 px-3 py-2 font-medium text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+            {recent.user} already did {recent.action} on this unit {formatDuration(now - recent.atMs)} ago. Confirm only if it must happen again.
+          </p>
+        )}
         <p>
           <b className="font-mono">{name}</b> is {stateLabel(unit.activeState, unit.subState)}
           {uptime !== null && <> and has been up for {formatDuration(uptime)}</>}.
@@ -191,14 +221,14 @@ export function UnitView({ name }: { name: string }) {
   );
 }
 
-function JobProgress({ pending, unit, onDismiss }: { pending: Pending; unit: UnitSummary; onDismiss: () => void }) {
+function JobProgress({ pending, unit, onDismiss, onConfirmAgain }: { pending: Pending; unit: UnitSummary; onDismiss: () => void; onConfirmAgain: () => void }) {
   const live = useLive();
   const now = useNow(500);
   const job = pending.jobId !== null ? live.jobs.get(pending.jobId) : undefined;
   const finished = job?.phase === "finished";
   const ok = finished && job.result === "done";
   let text: ReactNode;
-  if (pending.error) text = <>Refused: {pending.error}</>;
+  if (pending.error) text = pending.needsConfirmation ? <>{pending.error}</> : <>Refused: {pending.error}</>;
   else if (!pending.sent)
     text = <>Sending {pending.action}…</>;
   else if (pending.jobId === null) text = <>{ACTION_LABEL[pending.action]} sent.</>;
@@ -214,6 +244,11 @@ function JobProgress({ pending, unit, onDismiss }: { pending: Pending; unit: Uni
   return (
     <div role="status" aria-live="polite" data-testid="job-progress" className={`flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${tone}`}>
       <span className="flex-1">{text}</span>
+      {pending.needsConfirmation && (
+        <button type="button" onClick={onConfirmAgain} className="rounded-md border border-current px-3 py-1 text-xs font-semibold">
+          {ACTION_LABEL[pending.action]} anyway
+        </button>
+      )}
       <button type="button" onClick={onDismiss} className="text-xs underline" aria-label="Dismiss job status">
         dismiss
       </button>

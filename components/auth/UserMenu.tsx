@@ -61,10 +61,10 @@ export function UserMenu() {
   return (
     <details className="relative" data-testid="user-menu">
       <summary className="flex min-h-9 cursor-pointer list-none items-center gap-1 rounded-md px-2 py-1 hover:bg-zinc-100 dark:hover:bg-zinc-800">
-        <span className="max-w-[10rem] truncate font-medium" data-testid="user-name">
+        <span className="max-w-[6rem] truncate font-medium sm:max-w-[10rem]" data-testid="user-name">
           {user.name}
         </span>
-        <span className="text-xs text-zinc-500">({user.role})</span>
+        <span className="hidden text-xs text-zinc-500 sm:inline">({user.role})</span>
         <span aria-hidden className="text-xs text-zinc-500">
           ▾
         </span>
