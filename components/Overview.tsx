@@ -54,8 +54,9 @@ export function Overview() {
   );
 
   return (
-    <div className="space-y-6">
-      <section aria-labelledby="gpus-heading" className="space-y-2">
+    // on a phone the units come first (what on-call needs); on wider screens the GPU strip leads
+    <div className="flex flex-col gap-6">
+      <section aria-labelledby="gpus-heading" className="order-2 space-y-2 sm:order-1">
         <div className="flex items-baseline gap-3">
           <h2 id="gpus-heading" className="text-lg font-semibold">
             GPU memory
@@ -72,7 +73,7 @@ export function Overview() {
           <p className="text-sm text-zinc-500">No GPU sample yet.</p>
         )}
       </section>
-      <section aria-labelledby="units-heading" className="space-y-3">
+      <section aria-labelledby="units-heading" className="order-1 space-y-3 sm:order-2">
         <div className="flex flex-wrap items-end gap-3">
           <h2 id="units-heading" className="text-lg font-semibold">
             Units
