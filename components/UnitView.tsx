@@ -12,6 +12,7 @@ import { useTRPC } from "@/components/trpc";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
 import type { ExecCommand, UnitAction, UnitDetail, UnitSummary } from "@/server/agent/types";
+import { formatCmdline, formatUsecSetting } from "@/server/diagnosis/format";
 
 type Pending = {
   action: UnitAction;
@@ -256,15 +257,11 @@ function JobProgress({ pending, unit, onDismiss, onConfirmAgain }: { pending: Pe
   );
 }
 
-function commandLine(c: ExecCommand): string {
-  return c.argv.map((a) => (/[\s'"$`\\]/.test(a) ? `'${a.replace(/'/g, "'\\''")}'` : a)).join(" ");
-}
 
 function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: string }) {
   const rows: [string, ReactNode][] = useMemo(() => {
-    const secs = (usec: number) => (usec <= 0 || usec >= 2 ** 63 - 1 || usec > 1e15 ? "infinity" : formatDuration(usec / 1000));
     const cmds = (list: ExecCommand[]) =>
-      list.length === 0 ? <span className="text-zinc-500">none</span> : list.map((c, i) => <code key={i} className="block whitespace-pre-wrap break-all">{commandLine(c)}</code>);
+      list.length === 0 ? <span className="text-zinc-500">none</span> : list.map((c, i) => <code key={i} className="block whitespace-pre-wrap break-all">{formatCmdline(c.argv, Number.POSITIVE_INFINITY)}</code>);
     return [
       ["ExecStartPre", cmds(detail.execStartPre)],
       ["ExecStart", cmds(detail.execStart)],
@@ -281,7 +278,7 @@ function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: string })
       ],
       ["Main PID", detail.mainPid || <span className="text-zinc-500">none</span>],
       ["GPUs", gpuText],
-      ["Timeouts", `start ${secs(detail.timeoutStartUsec)} · stop ${secs(detail.timeoutStopUsec)}`],
+      ["Timeouts", `start ${formatUsecSetting(detail.timeoutStartUsec)} · stop ${formatUsecSetting(detail.timeoutStopUsec)}`],
       ["Restart", `${detail.restart}${detail.restart !== "no" ? ` after ${formatDuration(detail.restartUsec / 1000)}` : ""} · limit ${detail.startLimitBurst} starts / ${formatDuration(detail.startLimitIntervalUsec / 1000)}`],
       ["Unit file", <code key="f" className="break-all">{detail.fragmentPath || "—"}</code>],
       ["Load / file state", `${detail.loadState} / ${detail.unitFileState || "—"}`],

@@ -25,14 +25,4 @@ export function unitGpuUse(sample: GpuSample | null, unit: string): UnitGpuUse {
 }
 
 /** "0–7", "0, 2, 5" */
-export function gpuList(indexes: number[]): string {
-  const sorted = [...new Set(indexes)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
-    parts.push(j - i >= 2 ? `${sorted[i]}–${sorted[j]}` : sorted.slice(i, j + 1).join(", "));
-    i = j + 1;
-  }
-  return parts.join(", ");
-}
+export { formatIndexList as gpuList } from "@/server/diagnosis/format";
