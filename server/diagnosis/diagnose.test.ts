@@ -184,7 +184,10 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
 
   it("says 'exited' rather than 'killed' when the holder was not this unit's killed main process", () => {
     const f = incidentFacts();
-    f.unit = { ...f.unit!, execMainCode: 1, execMainStatus: 1 };
+    f.journal = f.journal.map((e) => ({ ...e, message: e.message.replace("code=killed, status=9/KILL", "code=exited, status=1/FAILURE") }));
+    expect(diagnose(f).headline).toContain("(vllm-kimi-k25.service, exited 14 s ago)");
+    // while the unit still shows its last exit (before the next start resets it), that counts
+    f.unit = { ...f.unit!, execMainCode: 1, execMainStatus: 1, execMainExitUsec: f.journal[0].atUsec };
     expect(diagnose(f).headline).toContain("(vllm-kimi-k25.service, exited 14 s ago)");
   });
 
@@ -228,6 +231,58 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
     const f = incidentFacts();
     f.nowMs = NOW + 8_000;
     expect(evidence(diagnose(f), "GPU data")?.value).toBe("last sample 8 s old");
+  });
+
+  // Seen on systemd 252 with the fake nvidia-smi (e2e/diagnosis/cases.test.ts).
+  it("a plateau in the first seconds after the exit is teardown, not 'may never be freed'", () => {
+    const exitedAt = ago(4);
+    const recent = series(4, 0, () => steadyGpus((i) => (i < 4 ? [holder("exited", 4200 + i, 20 * GIB, { exitedAtMs: exitedAt })] : [])));
+    const d = diagnose(facts({ unit: startPreUnit(3), gpuNow: recent[recent.length - 1], gpuRecent: recent }));
+    expect(d.code).toBe("waiting-gpu-exited");
+    expect(d.headline).toContain("80 GiB of GPU memory still held by 4 exited processes of vllm-kimi-k25.service");
+    expect(d.headline).toContain("not draining yet (no drop in the 4 s since the exit; teardown can take several seconds)");
+    expect(d.headline).not.toContain("may never be freed");
+    expect(d.severity).toBe("warning");
+    expect(d.nextStep?.text).toMatch(/^Watch the drain/);
+    expect(d.etaMs).toBeUndefined();
+  });
+
+  it("one worker per GPU: GPUs already freed count as drain progress", () => {
+    // Workers on GPUs 0–3 exited 9 s ago; each GPU frees at once, 2.5 s apart. Only GPU 3 still
+    // lists an exited worker; the drain over GPUs 0–3 is 20 GiB per 2.5 s.
+    const exitedAt = ago(9);
+    const freedAt = (i: number) => exitedAt + (i + 1) * 2500;
+    const recent = series(9, 0, (at) =>
+      steadyGpus((i) => (i < 4 && at < freedAt(i) ? [holder("exited", 4200 + i, 20 * GIB, { exitedAtMs: exitedAt })] : [])),
+    );
+    const d = diagnose(facts({ unit: startPreUnit(8), gpuNow: recent[recent.length - 1], gpuRecent: recent }));
+    expect(d.code).toBe("waiting-gpu-exited");
+    const m = /^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4203 \(vllm-kimi-k25\.service, exited 9 s ago\) on GPU 3; draining at (\d+(?:\.\d)?) GiB\/s, free in ~(\d) s/.exec(d.headline);
+    expect(m, d.headline).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(6);
+    expect(Number(m![1])).toBeLessThan(10);
+    expect(d.severity).toBe("warning");
+  });
+
+  it("a script ExecStartPre: waits for this unit's own exited processes even when its nvidia-smi poll is not caught", () => {
+    const script = ["/bin/sh", "/usr/local/bin/wait-gpu-free", "0,1", "1000"];
+    const u = startPreUnit(2, {
+      execStartPre: [cmd("/usr/local/bin/wait-gpu-free", "0,1", "1000")],
+      controlProcess: proc(5210, script, { startedAtMs: ago(2) }),
+      processes: [proc(5210, script, { startedAtMs: ago(2) })],
+    });
+    const own = () => steadyGpus((i) => (i < 2 ? [holder("exited", 4200 + i, 20 * GIB, { exitedAtMs: ago(3) })] : []));
+    const d = diagnose(steadyFacts(u, own));
+    expect(d.code).toBe("waiting-gpu-exited");
+    expect(d.headline).toMatch(/^Waiting in ExecStartPre for 40 GiB of GPU memory still held by 2 exited processes of vllm-kimi-k25\.service/);
+    expect(evidence(d, "Why GPU memory")?.value).toMatch(/this unit's own exited processes \(the ExecStartPre was not seen running nvidia-smi\)/);
+
+    // Another unit's memory is not blamed without seeing the poll: that would be a guess.
+    const other = () => steadyGpus((i) => (i < 2 ? [holder("unit", 7000 + i, 20 * GIB, { unit: "llama-70b.service" })] : []));
+    expect(diagnose(steadyFacts(u, other)).code).toBe("start-pre-running");
+    // Caught in the act (its nvidia-smi child in the cgroup): then it is blamed.
+    const caught = { ...u, processes: [...u.processes, proc(5230, ["nvidia-smi", "-i", "0,1", "--query-gpu=memory.used", "--format=csv,noheader,nounits"])] };
+    expect(diagnose(steadyFacts(caught, other)).code).toBe("waiting-gpu-unit");
   });
 });
 
@@ -324,11 +379,48 @@ describe("case 3 — memory held by a process outside any unit", () => {
   });
 
   it("a process left over in the unit's own cgroup", () => {
-    const f = steadyFacts(startPreUnit(30), () => steadyGpus((i) => (i === 0 ? [holder("unit", 4130, 20 * GIB, { unit: UNIT })] : [])));
+    // A left-over process is in the unit's cgroup, so systemd lists it among the unit's processes.
+    const u = startPreUnit(30);
+    u.processes = [...u.processes, proc(4130, ["python3", "-m", "vllm.worker"])];
+    const f = steadyFacts(u, () => steadyGpus((i) => (i === 0 ? [holder("unit", 4130, 20 * GIB, { unit: UNIT })] : [])));
     const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-leftover");
     expect(d.headline).toContain("20 GiB on GPU 0 is held by 1 process (PID 4130) still running in this unit from an earlier run");
     expect(d.nextStep?.text).toMatch(/kill -9 4130/);
+  });
+
+  it("only the GPUs its ExecStartPre queries with nvidia-smi -i count (seen in e2e/diagnosis)", () => {
+    // Never ran, so its own GPUs are unknown; it polls GPU 5 only. A unit on GPU 4 is not the reason.
+    const argv = ["/bin/sh", "-c", 'while [ "$(nvidia-smi -i 5 --query-gpu=memory.used --format=csv,noheader,nounits)" -gt 1000 ]; do sleep 0.5; done'];
+    const u = startPreUnit(4, {
+      execStartPre: [cmd(...argv)],
+      controlProcess: proc(5210, argv, { startedAtMs: ago(4) }),
+      processes: [proc(5210, argv, { startedAtMs: ago(4) })],
+    });
+    const busy = (i: number) =>
+      i === 4
+        ? [holder("unit", 7004, 30 * GIB, { unit: "llama-70b.service" })]
+        : i === 5
+          ? [holder("outside", 7777, 12 * GIB, { cmdline: ["python3", "train.py"] })]
+          : [];
+    const d = diagnose(steadyFacts(u, () => steadyGpus(busy)));
+    expect(d.code).toBe("waiting-gpu-outside");
+    expect(d.headline).toMatch(/^Waiting in ExecStartPre for GPU memory: 12 GiB on GPU 5 is held by PID 7777 outside any systemd unit/);
+    expect(evidence(d, "GPUs")?.value).toBe("GPU 5 — the GPUs its ExecStartPre queries (nvidia-smi -i)");
+    // GPU 5 free, GPU 4 busy: nothing to wait for.
+    const free = diagnose(steadyFacts(u, () => steadyGpus((i) => (i === 4 ? busy(4) : []))));
+    expect(free.code).toBe("start-pre-running");
+    expect(free.headline).toContain("it polls nvidia-smi and GPU 5 holds no memory, so it should finish shortly");
+  });
+
+  it("a holder of this unit that is no longer in its cgroup has exited since the sample (kill + restart)", () => {
+    // The sample was taken while the killed worker still lived; the unit's processes, read
+    // later, show only the new ExecStartPre. Not "waits for itself": memory of an exited process.
+    const u = startPreUnit(1);
+    const f = steadyFacts(u, () => steadyGpus((i) => (i === 0 ? [holder("unit", 4130, 20 * GIB, { unit: UNIT })] : [])));
+    const d = diagnose(f);
+    expect(d.code).toBe("waiting-gpu-exited");
+    expect(d.headline).toMatch(/^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4130 \(vllm-kimi-k25\.service, exited <1 s ago\) on GPU 0; /);
   });
 });
 
@@ -918,6 +1010,27 @@ describe("case 10 — healthy", () => {
 
 // ---------------------------------------------------------------------------------------
 describe("other states", () => {
+  // Seen on systemd 252 (e2e/diagnosis): a child systemd has forked but not yet exec'd shows
+  // systemd's own argv area, rewritten to "(sleep)" and padded with empty strings.
+  const preExec = ["(sleep)", ...Array.from({ length: 40 }, () => "")];
+
+  it("a control process caught before its exec: the ExecStartPre line from the unit file", () => {
+    const u = startPreUnit(0.2, {
+      execStartPre: [cmd("/bin/sleep", "30")],
+      controlProcess: proc(5210, preExec, { startedAtMs: ago(0.2) }),
+      processes: [proc(5210, preExec, { startedAtMs: ago(0.2) })],
+    });
+    const d = diagnose(facts({ unit: u }));
+    expect(d.code).toBe("start-pre-running");
+    expect(d.headline).toMatch(/^ExecStartPre running for <1 s: `\/bin\/sleep 30` — TimeoutStartSec in 2 min\.$/);
+    expect(evidence(d, "ExecStartPre")).toEqual({ label: "ExecStartPre", value: "PID 5210, running <1 s: /bin/sleep 30", source: "systemd" });
+  });
+
+  it("a main process caught before its exec", () => {
+    const d = diagnose(facts({ unit: unit({ mainProcess: proc(4121, preExec) }) }));
+    expect(evidence(d, "Main process")?.value).toBe("PID 4121 (sleeping): (sleep) (being spawned by systemd)");
+  });
+
   it("inactive/dead: stopped since …, nothing wrong, offers start", () => {
     const u = unit({
       activeState: "inactive",

@@ -46,7 +46,10 @@ import {
 } from "./format";
 import {
   analyseContention,
+  DRAIN_TEARDOWN_GRACE_MS,
   estimateDrain,
+  gpusHeldBy,
+  gpusSelectedByNvidiaSmi,
   MIN_CONTENTION_MIB,
   type DrainEstimate,
   type GpuContention,
@@ -208,13 +211,36 @@ function timeoutStartEvidence(ctx: Ctx, deadline: number | null): Evidence {
   };
 }
 
+/**
+ * A process's command line, or null while it is a child systemd has forked but not yet exec'd:
+ * /proc then shows systemd's own argv (`/lib/systemd/systemd --system …`), or that argv area
+ * rewritten to "(sleep)" and padded with empty strings (both seen on systemd 252).
+ */
+export function execArgv(cmdline: readonly string[]): string[] | null {
+  let end = cmdline.length;
+  while (end > 0 && cmdline[end - 1] === "") end--;
+  if (end === 0) return null;
+  if (end === 1 && /^\(.+\)$/.test(cmdline[0])) return null;
+  // Even earlier, right after the fork, it still shows PID 1's own command line.
+  if (/(^|\/)(systemd|init)$/.test(cmdline[0])) return null;
+  return cmdline.slice(0, end);
+}
+
+/** For evidence: the command line, or what is known while systemd is still spawning it. */
+function processCommandText(cmdline: readonly string[], max: number): string {
+  const argv = execArgv(cmdline);
+  if (argv) return formatCmdline(argv, max);
+  return cmdline[0] ? `${cmdline[0]} (being spawned by systemd)` : "command line unknown";
+}
+
 /** The command a control process runs, from /proc, else from the unit's single ExecStartPre. */
-function controlCommand(ctx: Ctx): { argv: string[] | null; pid: number; startedAtMs: number | null } {
+function controlCommand(ctx: Ctx): { argv: string[] | null; fromProc: boolean; pid: number; startedAtMs: number | null } {
   const u = ctx.unit;
   const proc = u.controlProcess;
-  if (proc && proc.cmdline.length > 0) return { argv: proc.cmdline, pid: proc.pid, startedAtMs: proc.startedAtMs ?? null };
+  const argv = proc ? execArgv(proc.cmdline) : null;
+  if (proc && argv) return { argv, fromProc: true, pid: proc.pid, startedAtMs: proc.startedAtMs ?? null };
   const fallback = u.subState === "start-pre" && u.execStartPre.length === 1 ? u.execStartPre[0].argv : null;
-  return { argv: fallback, pid: proc?.pid ?? u.controlPid, startedAtMs: proc?.startedAtMs ?? null };
+  return { argv: fallback, fromProc: false, pid: proc?.pid ?? u.controlPid, startedAtMs: proc?.startedAtMs ?? null };
 }
 
 /** Whether what runs now (control process, its children, the ExecStartPre lines) polls nvidia-smi. */
@@ -227,10 +253,19 @@ function pollsNvidiaSmi(ctx: Ctx, argv: readonly string[] | null): boolean {
   return false;
 }
 
-function gpuContention(ctx: Ctx): GpuContention | null {
+/**
+ * GPU memory held on the GPUs the unit waits for: facts.unitGpus when given, else the GPUs its
+ * ExecStartPre selects with `nvidia-smi -i` (from the command lines themselves, which are stable,
+ * not from a caught nvidia-smi child), else the ones it used last time, else all.
+ */
+function gpuContention(ctx: Ctx, controlArgv: readonly string[] | null = null): GpuContention | null {
   const sample = ctx.facts.gpuNow;
   if (!sample || sample.gpus.length === 0) return null;
-  return analyseContention(ctx.name, sample, ctx.facts.gpuRecent, ctx.facts.unitGpus);
+  // The unit's processes are read at diagnosis time, the sample up to one interval earlier.
+  const pids = ctx.unit.processes.length > 0 ? new Set(ctx.unit.processes.map((p) => p.pid)) : undefined;
+  const texts = [...(controlArgv ? [controlArgv.join(" ")] : []), ...ctx.unit.execStartPre.map((c) => c.argv.join(" "))];
+  const polled = gpusSelectedByNvidiaSmi(texts, sample);
+  return analyseContention(ctx.name, sample, ctx.facts.gpuRecent, ctx.facts.unitGpus, pids, polled);
 }
 
 function gpuSampleEvidence(ctx: Ctx): Evidence[] {
@@ -241,7 +276,14 @@ function gpuSampleEvidence(ctx: Ctx): Evidence[] {
 }
 
 function describeGpuSet(c: GpuContention): string {
-  const origin = c.gpuSource === "given" ? "the unit's GPUs" : c.gpuSource === "history" ? "used by this unit last time it ran" : "all GPUs (the unit's own are not known)";
+  const origin =
+    c.gpuSource === "given"
+      ? "the unit's GPUs"
+      : c.gpuSource === "polled"
+        ? "the GPUs its ExecStartPre queries (nvidia-smi -i)"
+        : c.gpuSource === "history"
+          ? "used by this unit last time it ran"
+          : "all GPUs (the unit's own are not known)";
   const missing = c.missing.length > 0 ? `; ${plural(c.missing.length, "GPU")} not in the sample` : "";
   return `${formatGpus(c.gpus)} — ${origin}${missing}`;
 }
@@ -784,7 +826,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
   const uptime = activeSince === null ? null : Math.max(0, ctx.now - activeSince);
   const evidence: Evidence[] = [stateEvidence(ctx)];
   if (u.mainProcess) {
-    evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${formatCmdline(u.mainProcess.cmdline, 160)}`, source: "proc" });
+    evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`, source: "proc" });
   } else if (u.mainPid > 0) {
     evidence.push({ label: "Main PID", value: String(u.mainPid), source: "systemd" });
   }
@@ -870,14 +912,27 @@ function diagnoseStartPre(ctx: Ctx): Diagnosis {
     {
       label: phaseLabel,
       value: `${control.pid > 0 ? `PID ${control.pid}` : "PID unknown"}${runningFor !== null ? `, running ${formatDuration(runningFor)}` : ""}: ${cmdText ?? "command line unknown"}`,
-      source: control.argv && u.controlProcess ? "proc" : "systemd",
+      source: control.fromProc ? "proc" : "systemd",
     },
     timeoutStartEvidence(ctx, deadline),
     ...restartCountEvidence(ctx),
   ];
-  const polls = pollsNvidiaSmi(ctx, control.argv);
-  const contention = polls ? gpuContention(ctx) : null;
+  const seenPolling = pollsNvidiaSmi(ctx, control.argv);
+  const contention = gpuContention(ctx, control.argv);
+  // A script that polls nvidia-smi shows it only while its nvidia-smi child runs, a fraction of
+  // each poll. Memory that this unit's own previous run still holds on its GPUs is what a
+  // restart waits for either way, so it counts without catching the poll in the act.
+  const ownExitedMiB = contention ? sumMiB(contention.exited.filter((g) => g.unit === ctx.name)) : 0;
+  const inferred = !seenPolling && ownExitedMiB >= MIN_CONTENTION_MIB;
+  const polls = seenPolling || inferred;
   if (polls && contention && contention.totalHeldMiB >= MIN_CONTENTION_MIB) {
+    if (inferred) {
+      evidence.push({
+        label: "Why GPU memory",
+        value: `${formatMiB(ownExitedMiB)} of it is still held by this unit's own exited processes (the ExecStartPre was not seen running nvidia-smi)`,
+        source: "gpudeck",
+      });
+    }
     return waitingForGpu(ctx, contention, deadline, evidence);
   }
 
@@ -911,7 +966,7 @@ function diagnoseStartPhase(ctx: Ctx): Diagnosis {
   let headline: string;
   if (u.subState === "start") {
     const main = u.mainProcess ? `PID ${u.mainProcess.pid}` : u.mainPid > 0 ? `PID ${u.mainPid}` : "the main process";
-    if (u.mainProcess) evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${formatCmdline(u.mainProcess.cmdline, 160)}`, source: "proc" });
+    if (u.mainProcess) evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`, source: "proc" });
     headline = `Started${forText}: waiting for ${main} to report ready (Type=notify/forking)${timeoutClause(ctx, deadline, null)}.`;
   } else {
     const control = controlCommand(ctx);
@@ -931,14 +986,22 @@ function diagnoseStartPhase(ctx: Ctx): Diagnosis {
 function exitedHoldersPhrase(ctx: Ctx, groups: readonly HolderGroup[]): string {
   const u = ctx.unit;
   const earliest = groups.reduce<number | null>((m, g) => (g.exitedAtMs === undefined ? m : m === null ? g.exitedAtMs : Math.min(m, g.exitedAtMs)), null);
-  // "killed" only when this unit's last main process was killed at about that time.
-  const mainExitMs = usecToMs(u.execMainExitUsec);
+  // "killed" only when this unit's last main process was killed at about that time. systemd
+  // resets ExecMainCode/ExecMainExitTimestamp when the next start begins, so while a restart
+  // sits in start-pre only the journal's "Main process exited, code=killed" line tells.
+  const mainExitLine = findProcessExit(ctx.facts.journal, "main", null, null);
+  const mainExit =
+    u.execMainExitUsec > 0 && cldName(u.execMainCode) !== null
+      ? { killed: u.execMainCode === CLD_KILLED || u.execMainCode === CLD_DUMPED, atMs: u.execMainExitUsec / 1000 }
+      : mainExitLine
+        ? { killed: mainExitLine.code !== "exited", atMs: mainExitLine.atUsec / 1000 }
+        : null;
   const killed =
     groups.every((g) => g.unit === ctx.name) &&
-    (u.execMainCode === CLD_KILLED || u.execMainCode === CLD_DUMPED) &&
-    mainExitMs !== null &&
+    mainExit !== null &&
+    mainExit.killed &&
     earliest !== null &&
-    Math.abs(mainExitMs - earliest) <= 10_000;
+    Math.abs(mainExit.atMs - earliest) <= 10_000;
   const verb = killed ? "killed" : "exited";
   const when = earliest !== null ? `${verb} ${ago(ctx, earliest)}` : null;
   const units = [...new Set(groups.map((g) => g.unit ?? "no unit"))];
@@ -954,6 +1017,8 @@ function exitedHoldersPhrase(ctx: Ctx, groups: readonly HolderGroup[]): string {
 
 interface DrainView {
   drain: DrainEstimate;
+  /** flat, but still within the teardown grace after the exit */
+  tearingDown: boolean;
   remainingMiB: number;
   etaMs: number | null;
   clause: string;
@@ -964,6 +1029,7 @@ function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinc
   const uuids = [...new Set(gpus.map((g) => g.uuid))];
   const samples = [...ctx.facts.gpuRecent, ...(ctx.facts.gpuNow ? [ctx.facts.gpuNow] : [])];
   const drain = estimateDrain(samples, uuids, sinceMs, ctx.now);
+  const tearingDown = drain.status === "flat" && sinceMs !== null && ctx.now - sinceMs < DRAIN_TEARDOWN_GRACE_MS;
   const evidence: Evidence[] = [];
   let etaMs: number | null = null;
   let clause: string;
@@ -974,6 +1040,10 @@ function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinc
       { label: "Drain rate", value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDuration(drain.spanMs)})`, source: "nvidia-smi" },
       { label: "Free in", value: `~${formatDuration(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
     );
+  } else if (tearingDown) {
+    // Right after an exit the memory sits at its peak while the process tears down.
+    clause = `not draining yet (no drop in the ${formatDuration(ctx.now - sinceMs)} since the exit; teardown can take several seconds)`;
+    evidence.push({ label: "Drain rate", value: `none yet: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)} since the exit`, source: "nvidia-smi" });
   } else if (drain.status === "flat") {
     clause = `not draining (no drop over the last ${formatDuration(drain.spanMs)}), so it may never be freed`;
     evidence.push({ label: "Drain rate", value: `none: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)}`, source: "nvidia-smi" });
@@ -984,7 +1054,7 @@ function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinc
     clause = "drain rate not known yet";
     evidence.push({ label: "Drain rate", value: `unknown: ${plural(drain.points, "usable sample")} since the exit`, source: "nvidia-smi" });
   }
-  return { drain, remainingMiB, etaMs, clause, evidence };
+  return { drain, tearingDown, remainingMiB, etaMs, clause, evidence };
 }
 
 function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, baseEvidence: Evidence[]): Diagnosis {
@@ -1003,11 +1073,19 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     evidence.push({ label: "Not attributed", value: `${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`, source: "nvidia-smi" });
   }
   // Memory that frees by itself (exited + unattributed on those GPUs) drains together.
+  // Measured over every GPU those processes held memory on, not only the ones still held: with
+  // one process per GPU the GPUs free one after another, and the ones already free are progress.
+  const drainGpus = [
+    ...exitedGpus,
+    ...gpusHeldBy([...ctx.facts.gpuRecent, ctx.facts.gpuNow], c.exited).filter(
+      (g) => c.gpus.some((u) => u.uuid === g.uuid) && !exitedGpus.some((e) => e.uuid === g.uuid),
+    ),
+  ];
   const exitedView =
     c.exited.length > 0
       ? drainView(
           ctx,
-          exitedGpus,
+          drainGpus,
           exitedMiB + unattributedOn(c, exitedGpus),
           exitSince,
         )
@@ -1082,8 +1160,8 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     const timeout = timeoutClause(ctx, deadline, eta);
     const passed = left !== null && left < 0;
     const makesIt = eta !== null && !passed && (left === null || eta <= left);
-    const notFreeing = exitedView.drain.status === "flat" || exitedView.drain.status === "growing";
-    const severity = makesIt ? "warning" : exitedView.drain.status === "unknown" && !passed ? "warning" : "critical";
+    const notFreeing = (exitedView.drain.status === "flat" && !exitedView.tearingDown) || exitedView.drain.status === "growing";
+    const severity = makesIt ? "warning" : (exitedView.drain.status === "unknown" || exitedView.tearingDown) && !passed ? "warning" : "critical";
     const unattributed = unattributedOn(c, exitedGpus);
     const amount = formatMiB(exitedMiB + unattributed);
     let next: NextStep;
@@ -1130,7 +1208,7 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   const inState = entered === null ? null : ctx.now - entered;
   const evidence: Evidence[] = [stateEvidence(ctx)];
   const main = u.mainProcess ?? u.processes.find((p) => p.pid === u.mainPid) ?? u.processes[0] ?? null;
-  if (main) evidence.push({ label: "Process", value: `PID ${main.pid} (${main.state}): ${formatCmdline(main.cmdline, 160)}`, source: "proc" });
+  if (main) evidence.push({ label: "Process", value: `PID ${main.pid} (${main.state}): ${processCommandText(main.cmdline, 160)}`, source: "proc" });
   if (u.processes.length > 1) evidence.push({ label: "Processes left", value: String(u.processes.length), source: "proc" });
   const stopSetting = formatUsecSetting(u.timeoutStopUsec);
   evidence.push({ label: "TimeoutStopSec", value: stopSetting, source: "systemd" });
@@ -1174,7 +1252,7 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
     return {
       severity: !hasStopTimeout || (left !== null && left < 0) || dState ? "critical" : "warning",
       code: "stop-stuck",
-      headline: `${cause}Stop stuck: ${who} has ignored SIGTERM for ${formatDuration(inState ?? 0)}${killText}${dNote}.`,
+      headline: `${cause}Stop stuck: ${who} ${main ? "has" : "have"} ignored SIGTERM for ${formatDuration(inState ?? 0)}${killText}${dNote}.`,
       evidence,
       nextStep: {
         text: hasStopTimeout

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyseContention, estimateDrain, gpusUsedByUnit, memoryOn } from "./gpu";
+import { analyseContention, estimateDrain, gpusSelectedByNvidiaSmi, gpusUsedByUnit, memoryOn } from "./gpu";
 import { GIB, NOW, UNIT, ago, gpu, gpuUuid, holder, sample, series } from "./fixtures";
 
 /** Memory on GPU 0 as a function of seconds before NOW. */
@@ -99,5 +99,26 @@ describe("gpusUsedByUnit", () => {
     ];
     expect(gpusUsedByUnit(UNIT, samples)).toEqual([gpuUuid(0), gpuUuid(1)]);
     expect(gpusUsedByUnit("nothing.service", samples)).toEqual([]);
+  });
+});
+
+describe("gpusSelectedByNvidiaSmi", () => {
+  const eight = sample(NOW, Array.from({ length: 8 }, (_, i) => gpu(i)));
+
+  it("reads -i / --id from inline polls and nvidia-smi command lines", () => {
+    const inline = `/bin/sh -c while [ "$(nvidia-smi -i 5 --query-gpu=memory.used --format=csv,noheader,nounits)" -gt 1000 ]; do sleep 1; done`;
+    expect(gpusSelectedByNvidiaSmi([inline], eight)).toEqual([gpuUuid(5)]);
+    expect(gpusSelectedByNvidiaSmi(["nvidia-smi --id=0,1 --query-gpu=memory.used --format=csv"], eight)).toEqual([gpuUuid(0), gpuUuid(1)]);
+    expect(gpusSelectedByNvidiaSmi([`nvidia-smi -i ${gpuUuid(3)} --query-gpu=memory.used`], eight)).toEqual([gpuUuid(3)]);
+    expect(gpusSelectedByNvidiaSmi(["nvidia-smi -i 00000000:1A:00.0 -q"], eight)).toEqual([gpuUuid(2)]);
+  });
+
+  it("assumes nothing when it cannot tell", () => {
+    expect(gpusSelectedByNvidiaSmi(["nvidia-smi --query-gpu=memory.used --format=csv"], eight)).toBeUndefined();
+    expect(gpusSelectedByNvidiaSmi(['nvidia-smi -i "$GPU" --query-gpu=memory.used'], eight)).toBeUndefined();
+    expect(gpusSelectedByNvidiaSmi(["nvidia-smi -i 9 --query-gpu=memory.used"], eight)).toBeUndefined();
+    // an -i that belongs to the next command in a pipe
+    expect(gpusSelectedByNvidiaSmi(["nvidia-smi --query-gpu=memory.used --format=csv | grep -i 4"], eight)).toBeUndefined();
+    expect(gpusSelectedByNvidiaSmi(["/usr/local/bin/wait-gpu-free 0,1 1000"], eight)).toBeUndefined();
   });
 });

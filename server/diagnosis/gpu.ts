@@ -26,7 +26,7 @@ export interface GpuContention {
   /** GPUs looked at (needed by the unit and present in the sample). */
   gpus: GpuRef[];
   /** Where the list of GPUs came from. */
-  gpuSource: "given" | "history" | "all";
+  gpuSource: "given" | "polled" | "history" | "all";
   /** needed uuids that the sample does not contain */
   missing: string[];
   exited: HolderGroup[];
@@ -94,17 +94,30 @@ function groupHolders(gpus: readonly GpuAttributed[], filter: (h: GpuAttributed[
   return [...byPid.values()].sort((a, b) => b.mib - a.mib || a.pid - b.pid);
 }
 
+/**
+ * Who holds memory on the unit's GPUs. `unitPids`, when given, are the PIDs in the unit's cgroup
+ * right now (fresher than the sample, which can be up to one sampling interval old): a holder the
+ * sample still lists as a live process of this unit but that is no longer in its cgroup has
+ * exited since — counted as exited, last seen alive at the sample's time. Without this, the
+ * moment after a kill + restart reads as "waits for itself".
+ */
 export function analyseContention(
   unitName: string,
   sample: GpuSample,
   history: readonly (GpuSample | null)[],
   givenGpus: readonly string[] | undefined,
+  unitPids?: ReadonlySet<number>,
+  /** GPUs the unit's ExecStartPre selects with `nvidia-smi -i` (used when givenGpus is absent) */
+  polledGpus?: readonly string[],
 ): GpuContention {
   let wanted: string[];
   let gpuSource: GpuContention["gpuSource"];
   if (givenGpus && givenGpus.length > 0) {
     wanted = [...givenGpus];
     gpuSource = "given";
+  } else if (polledGpus && polledGpus.length > 0) {
+    wanted = [...polledGpus];
+    gpuSource = "polled";
   } else {
     const derived = gpusUsedByUnit(unitName, [...history, sample]);
     if (derived.length > 0) {
@@ -116,7 +129,18 @@ export function analyseContention(
     }
   }
   const wantedSet = new Set(wanted);
-  const gpus = sample.gpus.filter((g) => wantedSet.has(g.uuid));
+  const gpus = sample.gpus
+    .filter((g) => wantedSet.has(g.uuid))
+    .map((g) =>
+      unitPids === undefined
+        ? g
+        : {
+            ...g,
+            holders: g.holders.map((h) =>
+              h.kind === "unit" && h.unit === unitName && !unitPids.has(h.pid) ? { ...h, kind: "exited" as const, state: "gone" as const, exitedAtMs: sample.atMs } : h,
+            ),
+          },
+    );
   const present = new Set(gpus.map((g) => g.uuid));
   const missing = wanted.filter((u) => !present.has(u));
 
@@ -149,8 +173,64 @@ export function analyseContention(
   };
 }
 
+/**
+ * GPUs on which the given exited processes, or other exited processes of the same units, held
+ * memory in any of the samples. The drain of exited processes is measured over these: with one
+ * worker per GPU the GPUs free one after another, and a GPU already freed (its worker no longer
+ * listed) is part of the drain's progress.
+ */
+export function gpusHeldBy(samples: readonly (GpuSample | null)[], exited: readonly { pid: number; unit: string | null }[]): GpuRef[] {
+  const units = new Set(exited.map((g) => g.unit).filter((u): u is string => u !== null));
+  const byUuid = new Map<string, GpuRef>();
+  for (const sample of samples) {
+    if (!sample) continue;
+    for (const gpu of sample.gpus) {
+      if (byUuid.has(gpu.uuid)) continue;
+      const held = gpu.holders.some(
+        (h) =>
+          h.usedMiB >= MIN_HOLDER_MIB &&
+          (exited.some((x) => x.pid === h.pid && x.unit === h.unit) || (h.kind === "exited" && h.unit !== null && units.has(h.unit))),
+      );
+      if (held) byUuid.set(gpu.uuid, { uuid: gpu.uuid, index: gpu.index });
+    }
+  }
+  return [...byUuid.values()];
+}
+
+/**
+ * GPU uuids that `nvidia-smi -i <ids>` / `--id=<ids>` calls in the given command texts select,
+ * resolved against the sample (index, uuid or PCI bus id). Undefined when no call selects GPUs
+ * or an id does not resolve (a shell variable, a GPU not in the sample): then nothing is assumed.
+ */
+export function gpusSelectedByNvidiaSmi(texts: readonly string[], sample: GpuSample): string[] | undefined {
+  const uuids = new Set<string>();
+  for (const text of texts) {
+    // Each nvidia-smi call, up to the end of its command (pipe, list, newline).
+    for (const call of text.matchAll(/nvidia-smi\b([^|;&\n]*)/g)) {
+      for (const id of call[1].matchAll(/(?:^|\s)(?:-i|--id)(?:\s+|=)([^\s'"`)]+)/g)) {
+        for (const token of id[1].split(",")) {
+          const t = token.trim().toLowerCase();
+          const gpu = sample.gpus.find(
+            (g) => String(g.index) === t || g.uuid.toLowerCase() === t || (t.includes(":") && g.pciBusId.toLowerCase().endsWith(t.replace(/^0000:/, ""))),
+          );
+          if (!gpu || t === "") return undefined;
+          uuids.add(gpu.uuid);
+        }
+      }
+    }
+  }
+  return uuids.size > 0 ? [...uuids].sort() : undefined;
+}
+
 // ---------------------------------------------------------------------------------------
 // Drain rate
+
+/**
+ * Memory of a killed process stays at its peak while the process tears down (contexts closing,
+ * device memory freed in its exit path) before it drops. A plateau shorter than this after the
+ * exit is that teardown, not a sign that the memory will never be freed.
+ */
+export const DRAIN_TEARDOWN_GRACE_MS = 10_000;
 
 export interface DrainEstimate {
   status: "draining" | "flat" | "growing" | "unknown";
