@@ -32,12 +32,21 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
-    { name: "desktop", testIgnore: /auth\.spec\.ts/, use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium } },
-    { name: "phone", testIgnore: /auth\.spec\.ts/, use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium } },
+    { name: "desktop", testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/], use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium } },
+    { name: "phone", testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/], use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium } },
     {
       name: "auth",
       testMatch: /auth\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium, baseURL: `http://127.0.0.1:${AUTH_PORT}` },
+    },
+    {
+      // `npm start` mode on a real systemd (namespace sandbox, root only; skips loudly otherwise):
+      // the spec boots the sandbox, the agent inside it and its own panel on a free port, and
+      // navigates by absolute URL (the panel's port is only known once it runs). It serves the
+      // build the demo webServer made: webServers start before any project.
+      name: "real-systemd",
+      testMatch: /real-systemd\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium },
     },
   ],
   webServer: [
