@@ -161,6 +161,19 @@ stage2() {
   mount -t tmpfs -o mode=755,nosuid,nodev,size=256m gpudeck-sandbox-run "$root/run"
   mount -t tmpfs -o mode=1777,nosuid,nodev,size=512m gpudeck-sandbox-tmp "$root/tmp"
 
+  # The project may live under /tmp or /run (a CI clone can be anywhere), which the fresh tmpfs
+  # mounts above hide: show it inside again, read-only, so the agent runs from the same path.
+  local share="${GPUDECK_SANDBOX_SHARE:-}"
+  if [[ -n "$share" && "$share" == /* && "$share" != *..* && -d "$share" ]]; then
+    case "$share" in
+      /tmp/*|/run/*)
+        mkdir -p "$root$share"
+        mount --bind "$share" "$root$share"
+        mount -o remount,bind,ro "$root$share"
+        ;;
+    esac
+  fi
+
   configure_systemd "$root" "$name"
 
   mkdir -p "$root/.gpudeck-oldroot"

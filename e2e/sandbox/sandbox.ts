@@ -17,6 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const BOOT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "boot.sh");
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const NAME_RE = /^[a-z0-9][a-z0-9-]{0,40}$/;
 const CGROUP2_MAGIC = 0x63677270;
 /** glibc's SIGRTMIN is 34; systemd powers off on SIGRTMIN+4. */
@@ -152,7 +153,8 @@ export class Sandbox {
     const bootLog: string[] = [];
     const unshare = spawn("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", "/bin/bash", BOOT_SCRIPT, "stage1", cgroupDir, name], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: asEnv({ PATH: INSIDE_PATH, LANG: "C.UTF-8" }),
+      // the project itself, so boot.sh can show it inside when it lives under /tmp or /run
+      env: asEnv({ PATH: INSIDE_PATH, LANG: "C.UTF-8", GPUDECK_SANDBOX_SHARE: PROJECT_ROOT }),
     });
     const collect = (chunk: Buffer) => {
       if (bootLog.join("").length < 64 * 1024) bootLog.push(chunk.toString());
