@@ -40,7 +40,8 @@ export function useUnitHistory(name: string, sinceMs: number) {
   const { refetch: refetchTimeline } = timeline;
   const { refetch: refetchGpu } = gpuHistory;
   useEffect(() => {
-    if (snapshots > 1) {
+    // every snapshot (the first too): a transition between the history fetch and the stream start is not lost
+    if (snapshots > 0) {
       void refetchTimeline();
       void refetchGpu();
     }
