@@ -36,6 +36,8 @@ const OTHER_UNIT_MIB = 30 * GIB;
 const OUTSIDE_GPU = 5;
 const OUTSIDE_MIB = 12 * GIB;
 const STOP_TIMEOUT_S = 7;
+// Case 8: a required unit the agent may not manage.
+const OUTSIDE_DEPENDENCY = "nfs-models.service";
 
 /** The incident's ExecStartPre written inline (`$$` is a literal `$` in a unit file). */
 function inlineWaitGpuFree(gpu: number): string {
@@ -60,19 +62,6 @@ while :; do
   sleep 0.5
 done
 `,
-  // `nvidia-smi --fake-alloc`, retried: under load the agent may SIGKILL a slow fake call (its
-  // compute-apps timeout) while that call holds the fake's state lock; the lock then blocks
-  // writers until it is 10 s old, and --fake-alloc gives up after 5 s.
-  "/usr/local/bin/fake-alloc-retry": `#!/bin/sh
-# fake-alloc-retry <pid> <GPU> <MiB> [process name]
-i=0
-until nvidia-smi --fake-alloc "$@"; do
-  i=$((i+1))
-  [ $i -ge 30 ] && exit 1
-  echo "fake-alloc failed (try $i), retrying" >&2
-  sleep 0.5
-done
-`,
   // A tensor-parallel inference server: one worker process per GPU, the main process waits.
   "/usr/local/bin/fake-vllm": `#!/bin/sh
 # fake-vllm <MiB per GPU> <GPU index>...
@@ -87,7 +76,7 @@ wait
   "/usr/local/bin/fake-vllm-worker": `#!/bin/sh
 # fake-vllm-worker <GPU index> <MiB>: registers its memory on the fake under its own PID
 echo $$ > "/run/fake-vllm-worker-$1.pid"
-fake-alloc-retry $$ "$1" "$2" "VLLM::Worker_TP$1" || exit 1
+nvidia-smi --fake-alloc $$ "$1" "$2" "VLLM::Worker_TP$1" || exit 1
 echo "worker on GPU $1 holds $2 MiB"
 sleep infinity &
 wait
@@ -96,7 +85,7 @@ wait
   "/usr/local/bin/train-job": `#!/bin/sh
 # train-job <GPU index> <MiB>
 echo $$ > /run/train-job.pid
-fake-alloc-retry $$ "$1" "$2" python3 || exit 1
+nvidia-smi --fake-alloc $$ "$1" "$2" python3 || exit 1
 sleep infinity &
 child=$!
 trap 'kill $child; exit 0' TERM
@@ -201,6 +190,17 @@ ExecStart=/bin/sleep infinity
   "diag-dep-app.service": `[Unit]
 Requires=diag-dep-base.service
 After=diag-dep-base.service
+[Service]
+ExecStart=/bin/sleep infinity
+`,
+  // A dependency outside the agent's globs (diag-*.service): its state may be read, never acted on.
+  [OUTSIDE_DEPENDENCY]: `[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'echo "mount.nfs: Connection timed out" >&2; exit 32'
+`,
+  "diag-dep-ext.service": `[Unit]
+Requires=${OUTSIDE_DEPENDENCY}
+After=${OUTSIDE_DEPENDENCY}
 [Service]
 ExecStart=/bin/sleep infinity
 `,
@@ -390,7 +390,7 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
   afterEach(async () => {
     for (const p of spawned.splice(0)) await p.kill("SIGKILL");
     await sb.systemctl(["stop", "diag-*.service"], { check: false, timeoutMs: 20_000 });
-    await sb.systemctl(["reset-failed", "diag-*.service"], { check: false });
+    await sb.systemctl(["reset-failed", "diag-*.service", OUTSIDE_DEPENDENCY], { check: false });
     await waitGpusIdle(15_000);
   });
 
@@ -702,14 +702,41 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
 
     // diag-dep-app Requires= diag-dep-base, whose ExecStartPre fails.
     await agent.client.units.start.mutate({ name: "diag-dep-app.service" });
+    // The failed one is named, from its state as systemd reports it, and can be opened.
     const dep = await untilCode("diag-dep-app.service", "dependency-failed", 10_000);
-    expect(dep.headline).toMatch(/^Not started (<1|\d+) s ago because a unit it requires failed to start \(job result "dependency"\); the problem is in that unit, not in this one\.$/);
+    expect(dep.headline, describeDiagnosis(dep)).toMatch(
+      /^Not started (<1|\d+) s ago because diag-dep-base\.service, which it requires, failed \(result exit-code\); the problem is in that unit, not in this one\.$/,
+    );
+    expect(await show("diag-dep-base.service", ["ActiveState", "Result"])).toEqual({ ActiveState: "failed", Result: "exit-code" });
+    expect(evidence(dep, "Requires")?.value).toBe("diag-dep-base.service: failed, result exit-code");
+    expect(dep.nextStep?.action).toEqual({ kind: "open-unit", unit: "diag-dep-base.service" });
+    // systemd's own list (Requires= plus the implicit ones), as the agent read it
+    const requires = (await show("diag-dep-app.service", ["Requires"])).Requires.split(" ").filter(Boolean);
+    expect(requires).toContain("diag-dep-base.service");
+    expect((await agent.client.units.get.query({ name: "diag-dep-app.service" })).requires.slice().sort()).toEqual(requires.slice().sort());
     expect(await show("diag-dep-app.service", ["ActiveState"])).toEqual({ ActiveState: "inactive" });
     const base = await untilCode("diag-dep-base.service", "start-pre-failed");
     expect(base.evidence.filter((e) => e.source === "journal").map((e) => e.value)).toContain("NFS mount /models not ready");
-    for (const u of ["diag-missing.service", "diag-masked.service", "diag-broken.service", "diag-dep-app.service", "diag-dep-base.service"]) printSeen(u);
+
+    // A required unit outside GPUDECK_UNITS: named from its state, but no button, and the agent
+    // still refuses to show or act on it.
+    await agent.client.units.start.mutate({ name: "diag-dep-ext.service" });
+    const ext = await untilCode("diag-dep-ext.service", "dependency-failed", 10_000);
+    expect(ext.headline, describeDiagnosis(ext)).toMatch(
+      new RegExp(`^Not started (<1|\\d+) s ago because ${OUTSIDE_DEPENDENCY.replace(".", "\\.")}, which it requires, failed \\(result exit-code\\); the problem is in that unit, not in this one\\.$`),
+    );
+    expect(await show(OUTSIDE_DEPENDENCY, ["ActiveState", "Result"])).toEqual({ ActiveState: "failed", Result: "exit-code" });
+    expect(evidence(ext, "Requires")?.value).toBe(`${OUTSIDE_DEPENDENCY}: failed, result exit-code, not among this agent's units`);
+    expect(ext.nextStep?.action).toBeUndefined();
+    expect(ext.nextStep?.text).toContain(`\`systemctl status ${OUTSIDE_DEPENDENCY}\``);
+    await expect(agent.client.units.get.query({ name: OUTSIDE_DEPENDENCY })).rejects.toThrow(/not in this agent's allow-list/);
+    await expect(agent.client.units.resetFailed.mutate({ name: OUTSIDE_DEPENDENCY })).rejects.toThrow(/not in this agent's allow-list/);
+    expect(await show(OUTSIDE_DEPENDENCY, ["ActiveState"])).toEqual({ ActiveState: "failed" });
+
+    for (const u of ["diag-missing.service", "diag-masked.service", "diag-broken.service", "diag-dep-app.service", "diag-dep-base.service", "diag-dep-ext.service"]) printSeen(u);
     console.info(`case 8: ${Date.now() - t0} ms`);
     await agent.client.units.resetFailed.mutate({ name: "diag-dep-base.service" });
+    await sb.systemctl(["reset-failed", OUTSIDE_DEPENDENCY]);
   });
 
   it("9. stop stuck in stop-sigterm (SIGTERM ignored): time until SIGKILL", async () => {

@@ -65,6 +65,8 @@ export interface FakeNvidiaSmiState {
   driverVersion?: string;
   /** query fields this "driver" does not know: `Field "x" is not a valid field to query.`, exit 2 */
   rejectFields?: string[];
+  /** tests: a fake holds the state lock this long, so it can be killed while holding it */
+  lockHoldMs?: number;
 }
 
 /** Error texts of the real binary, with the exit codes they come with. */

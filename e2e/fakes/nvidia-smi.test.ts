@@ -3,7 +3,7 @@
  * flags gpudeck uses, and that its state file, deaths and release delay behave.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseComputeAppsCsv, parseGpuCsv } from "../../server/agent/gpu/csv";
 import { FAKE_NVIDIA_SMI_PATH, FakeNvidiaSmiStateFile, NVIDIA_SMI_ERRORS, fakeGpu, type FakeNvidiaSmiState } from "./fakeNvidiaSmi";
@@ -25,9 +25,12 @@ interface Run {
   stderr: string;
 }
 
+/** How long --fake-alloc waits for a live lock owner in these tests (FAKE_NVIDIA_SMI_LOCK_WAIT_MS). */
+const LOCK_WAIT_MS = 1500;
+
 function run(f: FakeNvidiaSmiStateFile, args: string[], timeoutMs = 5000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(FAKE_NVIDIA_SMI_PATH, args, { env: f.env(), timeout: timeoutMs, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
+    execFile(FAKE_NVIDIA_SMI_PATH, args, { env: f.env({ FAKE_NVIDIA_SMI_LOCK_WAIT_MS: String(LOCK_WAIT_MS) }), timeout: timeoutMs, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -267,5 +270,98 @@ describe("fake nvidia-smi: allocations, deaths, release delay", () => {
     await run(f, ["--fake-free", String(process.pid + 100000)]);
     expect(f.read().allocations).toHaveLength(3);
     expect((await run(f, ["--fake-alloc", "1", "GPU-nope", "10"])).code).not.toBe(0);
+  });
+});
+
+describe("fake nvidia-smi: the state lock", () => {
+  /** What the agent does to a compute-apps call that overruns its timeout: SIGKILL. */
+  function runKilledAfter(f: FakeNvidiaSmiStateFile, args: string[], killAfterMs: number): Promise<{ pid: number; signal: string | null }> {
+    return new Promise((resolve) => {
+      const child = execFile(FAKE_NVIDIA_SMI_PATH, args, { env: f.env(), timeout: killAfterMs, killSignal: "SIGKILL" }, (err) => {
+        resolve({ pid: child.pid!, signal: err && "signal" in err ? (err.signal as string | null) : null });
+      });
+    });
+  }
+
+  const lockPath = (f: FakeNvidiaSmiStateFile) => `${f.path}.lock`;
+  const lockOwner = (f: FakeNvidiaSmiStateFile) => JSON.parse(readFileSync(lockPath(f), "utf8")) as { pid: number };
+
+  async function waitForLock(f: FakeNvidiaSmiStateFile, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!existsSync(lockPath(f))) {
+      if (Date.now() > deadline) throw new Error(`no lock at ${lockPath(f)} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it("a compute-apps call killed while it holds the lock does not block --fake-alloc", async () => {
+    const gpus = [fakeGpu(0)];
+    // a dead holder: the query records its death in the sidecar, under the lock, and lingers there
+    const f = stateFile({ gpus, allocations: [{ pid: 999_999_999, uuid: gpus[0].uuid, usedMiB: 100 }], lockHoldMs: 60_000 });
+    const killed = runKilledAfter(f, [APPS, "--format=csv,nounits"], 60_000);
+    await waitForLock(f);
+    const owner = lockOwner(f).pid;
+    process.kill(owner, "SIGKILL");
+    expect((await killed).signal).toBe("SIGKILL");
+    expect(existsSync(lockPath(f)), "the killed call left its lock behind").toBe(true);
+    f.update((s) => {
+      s.lockHoldMs = 0;
+    });
+
+    const t0 = Date.now();
+    const r = await run(f, ["--fake-alloc", "4242", "0", "2048", "VLLM::Worker_TP0"], 20_000);
+    const tookMs = Date.now() - t0;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`broke the state lock of pid ${owner} (dead)`);
+    // broken at once, not after the age limit (10 s) for owners that cannot be checked
+    expect(tookMs).toBeLessThan(3000);
+    expect(f.read().allocations).toContainEqual(expect.objectContaining({ pid: 4242, uuid: gpus[0].uuid, usedMiB: 2048, processName: "VLLM::Worker_TP0" }));
+    expect(existsSync(lockPath(f))).toBe(false);
+    expect(readdirSync(f.dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("many --fake-alloc calls racing to break the same dead lock keep every allocation", async () => {
+    const gpus = [fakeGpu(0), fakeGpu(1)];
+    const f = stateFile({ gpus, allocations: [], lockHoldMs: 60_000 });
+    const killed = runKilledAfter(f, ["--fake-free", "1"], 60_000);
+    await waitForLock(f);
+    process.kill(lockOwner(f).pid, "SIGKILL");
+    await killed;
+    f.update((s) => {
+      s.lockHoldMs = 0;
+    });
+
+    const pids = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => 500_000 + i);
+    const results = await Promise.all(pids.map((pid, i) => run(f, ["--fake-alloc", String(pid), String(i % 2), "10", `p${pid}`], 20_000)));
+    expect(results.map((r) => r.code)).toEqual(pids.map(() => 0));
+    expect(f.read().allocations.map((a) => a.pid).sort()).toEqual(pids);
+    // exactly one of them broke it; the others found it gone or freshly taken
+    expect(results.filter((r) => r.stderr.includes("broke the state lock")).length).toBe(1);
+    expect(existsSync(lockPath(f))).toBe(false);
+  });
+
+  it("a live owner is waited for, then --fake-alloc fails loudly (exit 75) without registering", async () => {
+    const gpus = [fakeGpu(0)];
+    const f = stateFile({ gpus, allocations: [], lockHoldMs: 60_000 });
+    const holder = track(spawn(FAKE_NVIDIA_SMI_PATH, ["--fake-free", "1"], { env: f.env(), stdio: "ignore" }));
+    await waitForLock(f);
+    expect(lockOwner(f).pid).toBe(holder.pid);
+
+    const t0 = Date.now();
+    const r = await run(f, ["--fake-alloc", "4243", "0", "10"], 10_000);
+    expect(r.code).toBe(75);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(LOCK_WAIT_MS);
+    expect(r.stderr).toMatch(new RegExp(`--fake-alloc of 10 MiB for pid 4243 on GPU 0 failed, NOT registered: .* still busy after ${LOCK_WAIT_MS} ms: pid ${holder.pid} \\(alive\\)`));
+    expect(f.read().allocations).toEqual([]);
+    expect(lockOwner(f).pid, "a live owner's lock is never broken").toBe(holder.pid);
+  });
+
+  it("an unknown GPU is an error of its own (exit 2), and releases the lock", async () => {
+    const f = stateFile({ gpus: [fakeGpu(0)], allocations: [] });
+    const r = await run(f, ["--fake-alloc", "4244", "GPU-nope", "10"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("no GPU GPU-nope");
+    expect(existsSync(lockPath(f))).toBe(false);
+    expect((await run(f, ["--fake-alloc", "4244", "0", "10"])).code).toBe(0);
   });
 });

@@ -8,6 +8,8 @@ import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 import { diagnose } from "../diagnosis/diagnose";
+import { readDependencyStates } from "../diagnosis/dependencies";
+import type { DiagnosisFacts } from "../diagnosis/types";
 import type { AgentEvent, Hub } from "./hub";
 import type { UnitAction } from "./types";
 import { matchesUnitGlobs, unitNameSchema } from "./unitNames";
@@ -103,7 +105,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
         hub.host.systemd.get(name),
         hub.host.systemd.journal(name, 50).catch(() => []),
       ]);
-      return diagnose({
+      const facts: DiagnosisFacts = {
         nowMs,
         unit,
         requestedName: name,
@@ -113,7 +115,13 @@ export function createAgentRouter(deps: AgentRouterDeps) {
         journal,
         job: unit?.job ?? null,
         recentJobs: hub.recentJobs(name),
-      });
+      };
+      const diagnosis = diagnose(facts);
+      // Only "dependency-failed" uses the required units' state: read it (bus calls, read-only,
+      // also for units outside the allow-list) only then, and let the engine name the failed one.
+      if (diagnosis.code !== "dependency-failed" || !unit) return diagnosis;
+      const dependencies = await readDependencyStates(unit, hub.host.systemd, unitGlobs);
+      return dependencies ? diagnose({ ...facts, dependencies }) : diagnosis;
     }),
     timeline: authedProcedure
       .input(z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative().optional() }).strict())

@@ -90,6 +90,21 @@ export interface UnitDetail extends UnitSummary {
   mainProcess: ProcessInfo | null;
   /** All processes in the unit's cgroup. */
   processes: ProcessInfo[];
+  /**
+   * Units it cannot run without: the union of systemd's Requires=, BindsTo= and Requisite=
+   * (incl. implicit ones such as system.slice), in systemd's order, without duplicates.
+   */
+  requires: string[];
+}
+
+/**
+ * A unit's state and nothing else. Readable for any unit systemd names as a dependency, also one
+ * outside the allow-list: it says what the unit is, never lets anyone act on it.
+ */
+export interface UnitStateReading extends UnitStatePair {
+  name: string;
+  loadState: string;
+  result: string;
 }
 
 /** One ActiveState/SubState change, at systemd's own timestamp. */
@@ -214,6 +229,13 @@ export interface SystemdAdapter {
   list(): UnitSummary[];
   /** Fresh detail, or null if systemd does not know it (LoadState tells more when it does). */
   get(name: string): Promise<UnitDetail | null>;
+  /**
+   * Read-only: the current state of units named by an allowed unit's `requires`, whether or not
+   * they match the globs (so a diagnosis can name a failed dependency). In the order of `names`;
+   * invalid names and units it could not read are left out (a unit systemd does not know reads
+   * as loadState "not-found"). Optional: without it there are no dependency facts.
+   */
+  readStates?(names: string[]): Promise<UnitStateReading[]>;
   /** Queue a job and return at once with systemd's job id. Never waits for the job. */
   act(name: string, action: UnitAction): Promise<{ jobId: number | null }>;
   journal(name: string, lines: number): Promise<JournalEntry[]>;

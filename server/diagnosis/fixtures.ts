@@ -85,6 +85,7 @@ export function unit(overrides: Partial<UnitDetail> = {}): UnitDetail {
     controlProcess: null,
     mainProcess: proc(4121, VLLM_ARGV),
     processes: [proc(4121, VLLM_ARGV)],
+    requires: ["system.slice", "sysinit.target"], // what DefaultDependencies=yes adds
     ...overrides,
   };
 }

@@ -3,7 +3,7 @@
  * Pure data: the agent assembles `DiagnosisFacts` from what it already tracks and the panel
  * renders the returned `Diagnosis`. Nothing here touches systemd, nvidia-smi or /proc.
  */
-import type { GpuSample, JobEvent, JournalEntry, Ms, UnitDetail, UnitTransition } from "../agent/types";
+import type { GpuSample, JobEvent, JournalEntry, Ms, UnitDetail, UnitStateReading, UnitTransition } from "../agent/types";
 
 export interface DiagnosisFacts {
   /** "Now" on the agent's clock (ms since the epoch); every age and ETA is relative to it. */
@@ -32,6 +32,21 @@ export interface DiagnosisFacts {
    * result "dependency" be recognised even when the journal line is not in `journal`.
    */
   recentJobs?: JobEvent[];
+  /**
+   * Optional: the units this one requires (`unit.requires`: Requires=/BindsTo=/Requisite=, the
+   * first few) as they are now. Lets "dependency-failed" name the failed one. The agent reads
+   * them only when the diagnosis is "dependency-failed" (see ./dependencies.ts).
+   */
+  dependencies?: DependencyState[];
+}
+
+/** A unit the diagnosed one requires, as it is now. */
+export interface DependencyState extends UnitStateReading {
+  /**
+   * In this agent's allow-list (GPUDECK_UNITS): the panel may open it (and act on it there).
+   * False for units the agent may only read the state of, e.g. a mount outside the globs.
+   */
+  manageable: boolean;
 }
 
 export type DiagnosisSeverity = "ok" | "info" | "warning" | "critical";

@@ -13,10 +13,11 @@ import type {
   UnitAction,
   UnitDetail,
   UnitStatePair,
+  UnitStateReading,
   UnitSummary,
   UnitTransition,
 } from "../types";
-import { matchesUnitGlobs } from "../unitNames";
+import { matchesUnitGlobs, unitNameProblem } from "../unitNames";
 import type { SimUnitSpec } from "./units";
 import type { SimProcess, SimWorld } from "./world";
 
@@ -145,7 +146,20 @@ export class SimSystemd implements SystemdAdapter {
       controlProcess: info(u.control),
       mainProcess: info(u.main),
       processes,
+      requires: [...(spec.requires ?? [])],
     };
+  }
+
+  /** Read-only state of any simulated unit, visible or not; others are unknown to this "systemd". */
+  async readStates(names: string[]): Promise<UnitStateReading[]> {
+    return names
+      .filter((name) => unitNameProblem(name) === null)
+      .map((name) => {
+        const u = this.units.get(name);
+        if (!u) return { name, loadState: "not-found", activeState: "inactive", subState: "dead", result: "" };
+        const { loadState, activeState, subState, result } = u.summary;
+        return { name, loadState, activeState, subState, result };
+      });
   }
 
   async act(name: string, action: UnitAction): Promise<{ jobId: number | null }> {

@@ -41,6 +41,8 @@ export interface SimUnitSpec {
   initially: "running" | "failed-pre" | "crash-looping" | "inactive";
   /** how long ago the initial state began */
   initialAgeMs: number;
+  /** Requires=/BindsTo=/Requisite= (none of the demo units has any) */
+  requires?: string[];
 }
 
 const WAIT_FOR_GPU_SCRIPT =

@@ -73,4 +73,17 @@ describe("SystemdAdapter without a bus", () => {
       await adapter.close();
     }
   });
+
+  it("readStates: read-only, never throws; with systemd unreachable it knows nothing of untracked units", async () => {
+    const { adapter, started } = make();
+    await started;
+    try {
+      // outside the globs is allowed here (a dependency's state), invalid names are dropped
+      expect(await adapter.readStates!(["sshd.service", "-H.service", "vllm-a.service; rm -rf /"])).toEqual([]);
+      // …and reading a state never opens acting on it
+      await expect(adapter.act("sshd.service", "start")).rejects.toThrow(/not among/);
+    } finally {
+      await adapter.close();
+    }
+  });
 });

@@ -24,6 +24,7 @@ import type {
   SystemdEvent,
   UnitAction,
   UnitDetail,
+  UnitStateReading,
   UnitSummary,
   UnitTransition,
 } from "../types";
@@ -32,7 +33,7 @@ import { BusConnection, BusError, SYSTEM_BUS_DEFAULT, type CallRequest, type Sig
 import { cgroupPids, detectCgroupRoot } from "./cgroups";
 import { jobIdFromPath, jsonSafe, num, parseJobRef, str, unwrapProps, type PlainProps } from "./dbusValues";
 import { findJobResult, followJournal, readJournal, type JournalSource } from "./journal";
-import { detailFromProps, snapshotFromProps, summaryFromProps, type UnitSnapshot } from "./unitProps";
+import { detailFromProps, snapshotFromProps, stateReadingFromProps, summaryFromProps, type UnitSnapshot } from "./unitProps";
 import { firstObservation, liveTransition, reconcileTransitions } from "./transitions";
 
 const SD = "org.freedesktop.systemd1";
@@ -43,6 +44,8 @@ const JOB_IFACE = "org.freedesktop.systemd1.Job";
 const PROPS_IFACE = "org.freedesktop.DBus.Properties";
 const JOB_PATH_PREFIX = "/org/freedesktop/systemd1/job/";
 const SIGKILL = 9;
+/** readStates() reads at most this many units per call: each is one bus round trip. */
+export const MAX_STATE_READS = 64;
 
 const RULE_OWNER = `type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='${SD}'`;
 const RULE_MANAGER = `type='signal',sender='${SD}',interface='${MANAGER}',path='${SD_PATH}'`;
@@ -182,6 +185,35 @@ export class DbusSystemdAdapter implements SystemdAdapter {
       this.cgroupProcesses(str(props.ControlGroup)),
     ]);
     return detailFromProps(name, props, jobType, { controlProcess, mainProcess, processes });
+  }
+
+  /**
+   * State of units an allowed unit depends on, inside or outside the globs. Read-only by design:
+   * GetUnit (never LoadUnit, so nothing is loaded that systemd had not loaded) and GetAll, and
+   * only four properties come out; act(), get() and the journal still refuse these names.
+   */
+  async readStates(names: string[]): Promise<UnitStateReading[]> {
+    const valid = names.filter((name) => typeof name === "string" && unitNameProblem(name) === null).slice(0, MAX_STATE_READS);
+    const conn = this.conn;
+    const readings = await Promise.all(
+      valid.map(async (name): Promise<UnitStateReading | null> => {
+        if (!conn || !this.systemdOwner) {
+          // systemd unreachable: what we last read of units we track, nothing for the others
+          const props = this.units.get(name)?.props;
+          return props ? stateReadingFromProps(name, props) : null;
+        }
+        try {
+          const path = this.units.get(name)?.path ?? (await this.unitPathIfLoaded(conn, name));
+          if (path === null) return { name, loadState: "not-found", activeState: "inactive", subState: "dead", result: "" };
+          const [all] = await this.sd(conn, { path, interface: PROPS_IFACE, member: "GetAll", signature: "s", body: [""] });
+          return stateReadingFromProps(name, unwrapProps(all));
+        } catch (err) {
+          this.log(`systemd: reading the state of ${name} failed: ${(err as Error).message}`);
+          return null;
+        }
+      }),
+    );
+    return readings.filter((r): r is UnitStateReading => r !== null);
   }
 
   async act(name: string, action: UnitAction): Promise<{ jobId: number | null }> {
@@ -492,6 +524,17 @@ export class DbusSystemdAdapter implements SystemdAdapter {
 
   private sd(conn: BusConnection, req: Omit<CallRequest, "destination">): Promise<unknown[]> {
     return conn.call({ destination: SD, ...req }, this.callTimeoutMs);
+  }
+
+  /** The unit's object path if systemd has it loaded; null when it does not (NoSuchUnit). */
+  private async unitPathIfLoaded(conn: BusConnection, name: string): Promise<string | null> {
+    try {
+      const [path] = await this.sd(conn, { path: SD_PATH, interface: MANAGER, member: "GetUnit", signature: "s", body: [name] });
+      return str(path);
+    } catch (err) {
+      if (err instanceof BusError && err.dbusName === "org.freedesktop.systemd1.NoSuchUnit") return null;
+      throw err;
+    }
   }
 
   private async loadUnit(conn: BusConnection, name: string): Promise<string> {

@@ -1,7 +1,7 @@
 import dbus from "dbus-next";
 import { describe, expect, it } from "vitest";
 import { unwrapProps } from "./dbusValues";
-import { detailFromProps, snapshotFromProps, summaryFromProps } from "./unitProps";
+import { detailFromProps, requiresFromProps, snapshotFromProps, stateReadingFromProps, summaryFromProps } from "./unitProps";
 
 const v = (sig: string, value: unknown) => new dbus.Variant(sig, value);
 
@@ -40,6 +40,9 @@ const RAW = {
   RestartPreventExitStatus: v("(aiai)", [[], []]),
   RestartForceExitStatus: v("(aiai)", [[], []]),
   ControlGroup: v("s", "/system.slice/vllm-kimi.service"),
+  Requires: v("as", ["models.mount", "system.slice", "sysinit.target"]),
+  BindsTo: v("as", ["nvidia-persistenced.service", "models.mount"]),
+  Requisite: v("as", []),
 };
 
 describe("unit properties", () => {
@@ -83,5 +86,26 @@ describe("unit properties", () => {
     expect(summaryFromProps("gone.service", notFound, () => null)).toMatchObject({ description: "gone.service", loadState: "not-found", unitFileState: "" });
     // a job whose type we could not learn
     expect(snapshotFromProps("x.service", props, () => null).job).toEqual({ id: 23, type: "unknown" });
+  });
+
+  it("requires: Requires= ∪ BindsTo= ∪ Requisite=, first seen first, no duplicates", () => {
+    const control = { pid: 311, state: "sleeping" as const, cmdline: ["/bin/sleep", "1"] };
+    const d = detailFromProps("vllm-kimi.service", props, jobType, { controlProcess: control, mainProcess: null, processes: [control] });
+    expect(d.requires).toEqual(["models.mount", "system.slice", "sysinit.target", "nvidia-persistenced.service"]);
+    expect(requiresFromProps(unwrapProps({ Requisite: v("as", ["nfs.mount"]) }))).toEqual(["nfs.mount"]);
+    // not a service, not loaded, or an older systemd: none of the three
+    expect(requiresFromProps(unwrapProps({ LoadState: v("s", "not-found") }))).toEqual([]);
+  });
+
+  it("a state reading keeps only the state; targets have no Result", () => {
+    expect(stateReadingFromProps("vllm-kimi.service", props)).toEqual({
+      name: "vllm-kimi.service",
+      loadState: "loaded",
+      activeState: "activating",
+      subState: "start-pre",
+      result: "success",
+    });
+    const target = unwrapProps({ LoadState: v("s", "loaded"), ActiveState: v("s", "active"), SubState: v("s", "active") });
+    expect(stateReadingFromProps("sysinit.target", target)).toEqual({ name: "sysinit.target", loadState: "loaded", activeState: "active", subState: "active", result: "" });
   });
 });

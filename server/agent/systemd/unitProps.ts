@@ -2,7 +2,7 @@
  * From systemd's unit properties (org.freedesktop.systemd1.Unit plus the type-specific
  * interface, e.g. .Service, already unwrapped into plain values) to our domain types. Pure.
  */
-import type { ProcessInfo, UnitDetail, UnitSummary } from "../types";
+import type { ProcessInfo, UnitDetail, UnitStateReading, UnitSummary } from "../types";
 import { num, parseExecCommands, parseExitStatusSet, parseJobRef, str, type ExitStatusSet, type PlainProps } from "./dbusValues";
 
 /** What transition logic needs to know about one unit at one moment. */
@@ -110,5 +110,27 @@ export function detailFromProps(
     controlProcess: procs.controlProcess,
     mainProcess: procs.mainProcess,
     processes: procs.processes,
+    requires: requiresFromProps(p),
+  };
+}
+
+/** Requires= ∪ BindsTo= ∪ Requisite= (each `as` on org.freedesktop.systemd1.Unit), first seen first. */
+export function requiresFromProps(p: PlainProps): string[] {
+  const names = new Set<string>();
+  for (const prop of [p.Requires, p.BindsTo, p.Requisite]) {
+    if (!Array.isArray(prop)) continue;
+    for (const name of prop) if (typeof name === "string" && name !== "") names.add(name);
+  }
+  return [...names];
+}
+
+/** State only; Result is on the type-specific interface, so units without one (targets) read "". */
+export function stateReadingFromProps(name: string, p: PlainProps): UnitStateReading {
+  return {
+    name,
+    loadState: str(p.LoadState, "stub"),
+    activeState: str(p.ActiveState, "inactive"),
+    subState: str(p.SubState, "dead"),
+    result: str(p.Result),
   };
 }
