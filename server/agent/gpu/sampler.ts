@@ -6,6 +6,7 @@
  * intervals, SIGKILLs the loop and restarts it with capped backoff; every failure becomes a
  * status with a message, never an exception.
  */
+import { quietLog, type QuietLog } from "../quietLog";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { BackendStatus, ComputeApp, GpuAdapter, GpuRawSample, GpuReading } from "../types";
 import {
@@ -27,6 +28,8 @@ export interface NvidiaSmiAdapterOptions {
   /** sampling period (default 1000 ms; below ~500 ms utilization adds nothing) */
   intervalMs?: number;
   log?: (message: string) => void;
+  /** identical failure lines are logged at most this often (default 60 s) */
+  quietLogMs?: number;
   /** a compute-apps call taking longer is SIGKILLed (default max(3 intervals, 5 s)) */
   appsTimeoutMs?: number;
   /** allowance for NVML init before a new loop's first round (default max(3 intervals, 30 s)) */
@@ -113,6 +116,8 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private readonly path: string;
   private readonly intervalMs: number;
   private readonly log: (m: string) => void;
+  /** restart-loop lines: the first of a failure, then at most one a minute */
+  private readonly retryLog: QuietLog;
   private readonly appsTimeoutMs: number;
   private readonly startupTimeoutMs: number;
   private readonly backoffBaseMs: number;
@@ -155,6 +160,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.path = opts.nvidiaSmiPath;
     this.intervalMs = Math.max(50, opts.intervalMs ?? 1000);
     this.log = opts.log ?? (() => {});
+    this.retryLog = quietLog(this.log, { everyMs: opts.quietLogMs });
     this.appsTimeoutMs = opts.appsTimeoutMs ?? Math.max(3 * this.intervalMs, 5000);
     this.startupTimeoutMs = opts.startupTimeoutMs ?? Math.max(3 * this.intervalMs, 30000);
     this.backoffBaseMs = opts.backoffBaseMs ?? 1000;
@@ -263,7 +269,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     child.stderr!.on("data", (chunk: string) => {
       if (this.loop === child) this.appendTail(chunk);
     });
-    this.log(`nvidia-smi: started pid ${child.pid ?? "?"}: ${this.path} ${this.loopArgs().join(" ")}`);
+    this.retryLog.repeat(`start:${this.current.message}`, `nvidia-smi: started pid ${child.pid ?? "?"}: ${this.path} ${this.loopArgs().join(" ")}`);
   }
 
   private appendTail(text: string): void {
@@ -317,6 +323,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.gpuCount = round.gpus.length;
     // A loop that has delivered for a while has earned a fresh backoff.
     if (now - this.loopSpawnedAtMs >= Math.max(10 * this.intervalMs, 10000)) this.attempt = 0;
+    this.retryLog.recovered(`nvidia-smi: sampling again (${this.okMessage()})`);
     this.setStatus("ok", this.okMessage());
     this.loopWarnings = [];
     const sample = { atMs: round.atMs, gpus: round.gpus, apps: this.currentApps(now) };
@@ -390,7 +397,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
       this.scheduleRestart();
       return;
     }
-    this.log(message);
+    this.retryLog.repeat(`exit:${message}`, message);
     this.loopFailed(message);
   }
 
@@ -403,7 +410,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     if (this.closed || this.restartTimer) return;
     const delay = this.backoffDelay();
     this.attempt = Math.min(this.attempt + 1, 30);
-    this.log(`nvidia-smi: restarting in ${fmtSec(delay)}`);
+    this.retryLog.repeat(`restart:${this.current.message}`, `nvidia-smi: restarting in ${fmtSec(delay)}`);
     this.restartTimer = setTimeout(() => this.spawnLoop(), delay);
   }
 

@@ -14,6 +14,7 @@
  *   emit what changed meanwhile from systemd's timestamps. systemd gone from the bus
  *   (daemon-reexec) → the same, on the live connection, driven by NameOwnerChanged.
  */
+import { quietLog, type QuietLog } from "../quietLog";
 import type {
   BackendStatus,
   JobEvent,
@@ -64,7 +65,8 @@ export interface SystemdAdapterOptions {
   journal?: JournalSource;
   /** cgroup hierarchy root systemd's ControlGroup paths are relative to (default: detected) */
   cgroupRoot?: string | null;
-  reconnect?: { initialMs?: number; maxMs?: number };
+  /** backoff between reconnects; identical failure lines are logged at most every quietLogMs (default 60 s) */
+  reconnect?: { initialMs?: number; maxMs?: number; quietLogMs?: number };
   callTimeoutMs?: number;
   /** how often a quiet connection is checked for life */
   healthCheckMs?: number;
@@ -94,6 +96,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
   private readonly globs: string[];
   private readonly address: string;
   private readonly log: (msg: string) => void;
+  private readonly retryLog: QuietLog;
   private readonly procs: ProcAdapter | null;
   private readonly journalSource: JournalSource;
   private readonly cgroupRoot: string | null;
@@ -126,6 +129,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     this.globs = [...opts.unitGlobs];
     this.address = opts.busAddress || process.env.DBUS_SYSTEM_BUS_ADDRESS || SYSTEM_BUS_DEFAULT;
     this.log = opts.log ?? (() => {});
+    this.retryLog = quietLog(this.log, { everyMs: opts.reconnect?.quietLogMs });
     this.procs = procs;
     this.journalSource = opts.journal ?? {};
     this.cgroupRoot = opts.cgroupRoot === undefined ? detectCgroupRoot() : opts.cgroupRoot;
@@ -334,7 +338,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     this.conn = null;
     this.systemdOwner = null;
     this.setStatus("unreachable", `lost the system bus (${reason}); reconnecting`);
-    this.log(`systemd: ${reason}; reconnecting in ${this.backoffMs} ms`);
+    this.retryLog.repeat(reason, `systemd: ${reason}; reconnecting in ${this.backoffMs} ms`);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -380,6 +384,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     }
     await this.refreshAll(conn, { ref });
     this.backoffMs = this.initialBackoffMs;
+    this.retryLog.recovered(`systemd: connected (${this.address})`);
     this.setStatus("ok", `connected to systemd (${this.address})`);
   }
 
