@@ -8,6 +8,7 @@
  * gutter, and a time sits at the same x in both (the y-axis occupies exactly gutter.left).
  * uPlot is loaded on first render in the browser (not part of the route's initial JS).
  */
+import { useElementWidth } from "@/components/useElementWidth";
 import { useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -148,18 +149,8 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
   const rawId = useId();
   const id = `gdmc${rawId.replace(/[^a-zA-Z0-9_-]/g, "")}`;
 
-  const boxRef = useRef<HTMLDivElement | null>(null);
+  const [boxRef, width] = useElementWidth(initialWidth);
   const plotRef = useRef<HTMLDivElement | null>(null);
-  const [width, setWidth] = useState(initialWidth ?? 0);
-  useEffect(() => {
-    const el = boxRef.current;
-    if (!el || typeof ResizeObserver === "undefined") return;
-    const measure = () => setWidth(Math.floor(el.getBoundingClientRect().width));
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
 
   const gpus = useMemo(() => gpuList(samples), [samples]);
   // Per-sample results survive re-renders (state, not a ref: it is read while rendering).

@@ -12,6 +12,7 @@
  * (Shift: a half window), +/− zoom, L or End = live. Segments and markers are one tab stop
  * each (roving focus: ←/→/Home/End move between them), Enter pins the tooltip, Esc closes it.
  */
+import { useElementWidth } from "@/components/useElementWidth";
 import { useCallback, useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent as ReactKeyboardEvent, PointerEvent as ReactPointerEvent, ReactNode } from "react";
 import type { UnitTransition } from "@/server/agent/types";
@@ -180,18 +181,8 @@ export function StateTimeline(props: StateTimelineProps) {
   const helpId = `${idPrefix}-help`;
 
   // --- size --------------------------------------------------------------------------
-  const boxRef = useRef<HTMLDivElement | null>(null);
+  const [boxRef, width] = useElementWidth(initialWidth);
   const plotRef = useRef<HTMLDivElement | null>(null);
-  const [width, setWidth] = useState<number>(initialWidth ?? 0);
-  useEffect(() => {
-    const el = boxRef.current;
-    if (!el || typeof ResizeObserver === "undefined") return;
-    const measure = () => setWidth(Math.floor(el.getBoundingClientRect().width));
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
 
   // --- view window ---------------------------------------------------------------------
   const rangeMs = RANGE_MS[range];
