@@ -366,7 +366,7 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
     <section className={`flex flex-col gap-2 ${className ?? ""}`} aria-labelledby={`${id}-title`}>
       <div className="flex flex-wrap items-center gap-2">
         <h3 id={`${id}-title`} className="mr-auto text-sm font-semibold">
-          GPU memory <span className="font-normal text-[var(--gd-surface-muted)]">· {scopeText}</span>
+          GPU memory (GiB) <span className="font-normal text-[var(--gd-surface-muted)]">· {scopeText}</span>
         </h3>
         <div role="group" aria-label="GPU memory view" className="flex gap-1">
           <button type="button" className={btn} aria-pressed={mode === "sum"} onClick={() => onModeChange("sum")}>
