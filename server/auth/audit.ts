@@ -41,6 +41,18 @@ export interface AuditRow {
   detail: string | null;
 }
 
+/** Each filter of `queryAudit` and its SQL condition (combined with AND). */
+const AUDIT_FILTERS: readonly [Exclude<keyof AuditQuery, "limit">, string][] = [
+  ["user", "user = ? COLLATE NOCASE"],
+  ["unit", "unit = ?"],
+  ["action", "action = ?"],
+  ["host", "host = ?"],
+  ["outcome", "outcome = ?"],
+  ["from", "at >= ?"],
+  ["to", "at <= ?"],
+  ["before", "id < ?"],
+];
+
 export interface AuditQuery {
   user?: string;
   unit?: string;
@@ -172,37 +184,11 @@ export class AuditStore {
   queryAudit(query: AuditQuery = {}): AuditRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (query.user !== undefined) {
-      where.push("user = ? COLLATE NOCASE");
-      args.push(query.user);
-    }
-    if (query.unit !== undefined) {
-      where.push("unit = ?");
-      args.push(query.unit);
-    }
-    if (query.action !== undefined) {
-      where.push("action = ?");
-      args.push(query.action);
-    }
-    if (query.host !== undefined) {
-      where.push("host = ?");
-      args.push(query.host);
-    }
-    if (query.outcome !== undefined) {
-      where.push("outcome = ?");
-      args.push(query.outcome);
-    }
-    if (query.from !== undefined) {
-      where.push("at >= ?");
-      args.push(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push("at <= ?");
-      args.push(query.to);
-    }
-    if (query.before !== undefined) {
-      where.push("id < ?");
-      args.push(query.before);
+    for (const [key, clause] of AUDIT_FILTERS) {
+      const value = query[key];
+      if (value === undefined) continue;
+      where.push(clause);
+      args.push(value);
     }
     const requested = query.limit ?? 100;
     const limit = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), AUDIT_QUERY_MAX_LIMIT) : 100;
