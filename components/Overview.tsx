@@ -1,13 +1,14 @@
 "use client";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo } from "react";
+import { usePathname, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration, formatMiB } from "@/components/format/format";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { DiagnosisReason } from "@/components/DiagnosisCard";
 import { GpuStrip } from "@/components/gpu-chart/GpuStrip";
 import { StateBadge } from "@/components/StateBadge";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
+import { replaceSearch } from "@/components/urlState";
 import type { UnitSummary } from "@/server/agent/types";
 
 const STATE_FILTERS = ["all", "failed", "changing", "active", "inactive"] as const;
@@ -29,9 +30,15 @@ export function Overview() {
   const live = useLive();
   const now = useNow();
   const params = useSearchParams();
-  const router = useRouter();
   const pathname = usePathname();
-  const q = params.get("q") ?? "";
+  const urlQ = params.get("q") ?? "";
+  // the text box echoes typing at once; the URL follows (and a URL change, e.g. back, wins)
+  const [q, setQ] = useState(urlQ);
+  const [seenUrlQ, setSeenUrlQ] = useState(urlQ);
+  if (seenUrlQ !== urlQ) {
+    setSeenUrlQ(urlQ);
+    setQ(urlQ);
+  }
   const stateParam = params.get("state") as StateFilter | null;
   const state: StateFilter = stateParam && STATE_FILTERS.includes(stateParam) ? stateParam : "all";
 
@@ -39,9 +46,20 @@ export function Overview() {
     const next = new URLSearchParams(params.toString());
     if (value && value !== "all") next.set(key, value);
     else next.delete(key);
-    const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    replaceSearch(pathname, next);
   };
+  const setText = (value: string) => {
+    setQ(value);
+    setParam("q", value);
+  };
+
+  // text typed before the page became interactive (a slow phone) is not lost
+  const search = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const typed = search.current?.value ?? "";
+    if (typed !== urlQ) setText(typed);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on mount
+  }, []);
 
   const units = useMemo(
     () =>
@@ -81,10 +99,11 @@ export function Overview() {
           <label className="ml-auto flex items-center gap-2 text-sm">
             <span className="sr-only">Filter units by name</span>
             <input
+              ref={search}
               type="search"
               value={q}
               placeholder="Filter by name…"
-              onChange={(e) => setParam("q", e.target.value)}
+              onChange={(e) => setText(e.target.value)}
               className="w-48 rounded-md border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
             />
           </label>

@@ -5,9 +5,10 @@
  */
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc";
+import { replaceSearch } from "@/components/urlState";
 import { inputClass } from "./shared";
 
 const ACTIONS = ["start", "stop", "restart", "reset-failed", "kill", "login", "logout", "setup", "user.passwd", "audit.export", "audit.view"];
@@ -33,7 +34,6 @@ function outcomeTone(outcome: string): string {
 export function AuditView() {
   const trpc = useTRPC();
   const params = useSearchParams();
-  const router = useRouter();
   const pathname = usePathname();
   const value = (k: FilterKey) => params.get(k) ?? "";
   const [draft, setDraft] = useState({ user: value("user"), unit: value("unit") });
@@ -50,8 +50,7 @@ export function AuditView() {
       if (v && v.trim()) next.set(k, v.trim());
       else next.delete(k);
     }
-    const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    replaceSearch(pathname, next);
   };
 
   const filters = {
@@ -136,7 +135,7 @@ export function AuditView() {
         </button>
       </form>
       {anyFilter && (
-        <button type="button" className="text-sm text-blue-700 underline dark:text-blue-400" onClick={() => router.replace(pathname, { scroll: false })}>
+        <button type="button" className="text-sm text-blue-700 underline dark:text-blue-400" onClick={() => replaceSearch(pathname, new URLSearchParams())}>
           Clear filters
         </button>
       )}
