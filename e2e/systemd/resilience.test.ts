@@ -1,7 +1,9 @@
 /**
  * The agent keeps telling the truth when its D-Bus connection breaks: dbus-daemon stopped or
  * restarted, systemd re-executed. It reports "unreachable" meanwhile, keeps serving, reconnects,
- * and reports every transition exactly once, at systemd's own timestamps.
+ * and reports every transition exactly once, at systemd's own timestamps. And when the agent
+ * itself restarts, the history it had comes back from its store, and what happened while it
+ * was away is rebuilt from systemd's timestamps.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox, warnIfUnsupported } from "../sandbox/sandbox";
@@ -13,7 +15,7 @@ const SLOW_START = `[Service]
 ExecStartPre=/bin/sleep 1.5
 ExecStart=/bin/sleep infinity
 `;
-const UNIT_NAMES = ["e2e-busgap.service", "e2e-busrestart.service", "e2e-reexec.service"];
+const UNIT_NAMES = ["e2e-busgap.service", "e2e-busrestart.service", "e2e-reexec.service", "e2e-agentgap.service"];
 
 describe.skipIf(skip)("agent + real systemd: bus and systemd restarts", () => {
   let sb: Sandbox;
@@ -120,5 +122,35 @@ describe.skipIf(skip)("agent + real systemd: bus and systemd restarts", () => {
     const stop = await agent.client.units.stop.mutate({ name: unit });
     expect(await agent.jobResult(stop.jobId!)).toBe("done");
     for (const other of UNIT_NAMES.filter((n) => n !== unit)) expect(agent.sequence(other, m)).toEqual([]);
+  });
+
+  it("agent restart: the timeline and actions come back from the store; a restart while it was away is rebuilt", async () => {
+    const unit = "e2e-agentgap.service";
+    const m = agent.mark();
+    const { jobId } = await agent.client.units.start.mutate({ name: unit, reason: "before the agent restart" });
+    expect(await agent.jobResult(jobId!, 20_000)).toBe("done");
+    const before = await agent.client.units.timeline.query({ name: unit });
+    expect(agent.sequence(unit, m)).toEqual(["inactive/dead → activating/start-pre", "activating/start-pre → active/running"]);
+
+    await agent.stop();
+    // while no agent watches: the unit is restarted (stop, start-pre, running again)
+    await sb.systemctl(["restart", unit]);
+    agent = await RunningAgent.start(sb, { units: "e2e-*.service" });
+
+    const after = await agent.client.units.timeline.query({ name: unit });
+    const text = (ts: typeof after.transitions) => ts.map((t) => `${t.from ? `${t.from.activeState}/${t.from.subState}` : "∅"} → ${t.to.activeState}/${t.to.subState}`);
+    // everything the first run saw, unchanged, with systemd's timestamps
+    expect(after.transitions.slice(0, before.transitions.length)).toEqual(before.transitions);
+    // then the restart, step by step at systemd's timestamps (substates between were not observed)
+    const gap = after.transitions.slice(before.transitions.length);
+    expect(text(gap)).toEqual(["active/running → deactivating/", "deactivating/ → inactive/", "inactive/ → activating/", "activating/ → active/running"]);
+    expect(gap.map((t) => t.atUsec)).toEqual([
+      await systemdUsec(unit, "ActiveExitTimestamp"),
+      await systemdUsec(unit, "InactiveEnterTimestamp"),
+      await systemdUsec(unit, "InactiveExitTimestamp"),
+      await systemdUsec(unit, "ActiveEnterTimestamp"),
+    ]);
+    // the action of the first run, with its reason and result
+    expect(after.actions).toMatchObject([{ action: "start", reason: "before the agent restart", outcome: "done", jobId }]);
   });
 });

@@ -6,6 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import type { HistoryStore } from "./historyStore";
+import { quietLog, type QuietLog } from "./quietLog";
+import { compactSample } from "./sampleHistory";
 import type {
   BackendStatus,
   GpuRawSample,
@@ -67,12 +70,19 @@ export interface SampleAttributor {
 export interface SampleHistory {
   push(sample: GpuSample): void;
   since(sinceMs: number, uuid?: string): GpuSample[];
+  /** samples from before this agent started (the history store), oldest first */
+  restore?(samples: GpuSample[]): void;
 }
 
 export interface HubOptions {
   eventRing?: number;
   transitionsPerUnit?: number;
   actionsKept?: number;
+  /** history on disk: restored at start, written as things happen; none = memory only */
+  store?: HistoryStore | null;
+  /** one GPU sample is written to the store per this many ms (default 10 s) */
+  storeSampleStepMs?: number;
+  log?: (message: string) => void;
 }
 
 type Listener = (e: StoredEvent) => void;
@@ -95,6 +105,14 @@ export class Hub {
   private readonly eventRing: number;
   private readonly transitionsPerUnit: number;
   private readonly actionsKept: number;
+  private readonly store: HistoryStore | null;
+  private readonly storeSampleStepMs: number;
+  private readonly log: (message: string) => void;
+  private readonly storeLog: QuietLog;
+  private lastStoredSampleMs = 0;
+  private lastPruneMs = 0;
+  /** units with history from before this start whose first observation is still to come */
+  private restoredUnits = new Set<string>();
 
   constructor(
     readonly host: HostAdapter,
@@ -105,9 +123,14 @@ export class Hub {
     this.eventRing = opts.eventRing ?? 20_000;
     this.transitionsPerUnit = opts.transitionsPerUnit ?? 5_000;
     this.actionsKept = opts.actionsKept ?? 5_000;
+    this.store = opts.store ?? null;
+    this.storeSampleStepMs = opts.storeSampleStepMs ?? 10_000;
+    this.log = opts.log ?? (() => undefined);
+    this.storeLog = quietLog(this.log);
   }
 
   async start(): Promise<void> {
+    this.restoreHistory();
     // GPU telemetry first: it must work even when systemd is unreachable.
     this.host.gpu.start(
       (raw) => void this.onRawSample(raw),
@@ -209,6 +232,7 @@ export class Hub {
       const early = this.finishedJobs.get(record.jobId);
       if (early) record.outcome = early;
     }
+    this.persist((store) => store.saveAction(record));
     this.emit({ kind: "action", action: { ...record } });
     return record;
   }
@@ -291,17 +315,82 @@ export class Hub {
       list.splice(i, 0, t);
     } else list.push(t);
     if (list.length > this.transitionsPerUnit) list.splice(0, list.length - this.transitionsPerUnit);
+    this.persist((store) => store.addTransition(t));
     return true;
+  }
+
+  // --- history store -------------------------------------------------------------------
+
+  /** Load what the store kept from earlier runs; a damaged store costs history, never the agent. */
+  private restoreHistory(): void {
+    const store = this.store;
+    if (!store) return;
+    const now = Date.now();
+    try {
+      store.prune(now);
+      this.lastPruneMs = now;
+      const transitions = store.loadTransitions(this.transitionsPerUnit);
+      for (const [unit, list] of transitions) {
+        this.transitions.set(unit, list);
+        this.restoredUnits.add(unit);
+      }
+      for (const a of store.loadActions(now - store.retention.eventsMs, this.actionsKept)) {
+        // its job's end was not seen: say so rather than show it running forever
+        this.actions.push(a.outcome === null ? { ...a, outcome: "unknown", error: a.error ?? "the agent restarted before this job finished" } : a);
+      }
+      const samples = store.loadSamples(now - store.retention.samplesMs);
+      this.gpuHistory.restore?.(samples);
+      const n = [...transitions.values()].reduce((sum, l) => sum + l.length, 0);
+      this.log(`history: restored ${n} transitions of ${transitions.size} units, ${this.actions.length} actions, ${samples.length} GPU samples from ${store.file}`);
+    } catch (err) {
+      this.log(`history: could not restore from ${store.file}: ${(err as Error).message}; starting with an empty timeline`);
+    }
+  }
+
+  private persist(write: (store: HistoryStore) => void): void {
+    if (!this.store) return;
+    try {
+      write(this.store);
+      this.storeLog.recovered("history: writing to the store works again");
+    } catch (err) {
+      this.storeLog.repeat("write", `history: cannot write to ${this.store.file} (${(err as Error).message}); history is kept in memory only until it works again`);
+    }
+  }
+
+  private persistSample(sample: GpuSample): void {
+    if (!this.store || sample.atMs - this.lastStoredSampleMs < this.storeSampleStepMs) return;
+    this.lastStoredSampleMs = sample.atMs;
+    this.persist((store) => store.addSample(compactSample(sample)));
+    if (sample.atMs - this.lastPruneMs >= 3600_000) {
+      this.lastPruneMs = sample.atMs;
+      this.persist((store) => void store.prune(sample.atMs));
+    }
+  }
+
+  /**
+   * The first sight of a unit that has history from an earlier run: what happened while the
+   * agent was not running, rebuilt from systemd's timestamps where the adapter can, else one
+   * step from the last recorded state to the current one.
+   */
+  private stepsSinceRestore(first: UnitTransition): UnitTransition[] {
+    const last = this.transitions.get(first.unit)?.at(-1);
+    if (!last) return [first];
+    const rebuilt = this.host.systemd.transitionsSince?.(first.unit, last);
+    return rebuilt ?? [{ ...first, from: last.to }];
   }
 
   private onSystemdEvent(e: SystemdEvent): void {
     switch (e.type) {
-      case "transition":
+      case "transition": {
         if (!this.transitions.has(e.transition.unit) && e.transition.from) {
           this.transitions.set(e.transition.unit, []);
         }
-        if (this.pushTransition(e.transition)) this.emit({ kind: "transition", transition: e.transition });
+        const restored = e.transition.from === null && this.restoredUnits.delete(e.transition.unit);
+        for (const t of restored ? this.stepsSinceRestore(e.transition) : [e.transition]) {
+          if (this.pushTransition(t)) this.emit({ kind: "transition", transition: t });
+        }
         return;
+      }
       case "unit":
         this.observeUnit(e.unit);
         this.emit({ kind: "unit", unit: e.unit });
@@ -318,6 +407,7 @@ export class Hub {
           if (action) {
             action.outcome = result;
             this.actionsByJob.delete(e.job.jobId);
+            this.persist((store) => store.saveAction(action));
             this.emit({ kind: "action", action: { ...action } });
           } else {
             this.finishedJobs.set(e.job.jobId, result);
@@ -342,6 +432,7 @@ export class Hub {
       this.recentGpu.push(sample);
       while (this.recentGpu.length > 0 && this.recentGpu[0]!.atMs < sample.atMs - 120_000) this.recentGpu.shift();
       this.gpuHistory.push(sample);
+      this.persistSample(sample);
       this.emit({ kind: "gpu", sample });
     } catch (err) {
       this.telemetry = { state: "error", message: `attribution failed: ${(err as Error).message}`, sinceMs: Date.now() };

@@ -12,6 +12,7 @@ import { loadOrCreateToken, bearerMatches } from "./token";
 import type { HostAdapter } from "./types";
 import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
+import { HistoryStore } from "./historyStore";
 import { renderMetrics } from "./metrics";
 import type { Actor, Context, Role } from "../trpc";
 
@@ -73,7 +74,16 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     log("  Set it to the units gpudeck may manage, e.g. GPUDECK_UNITS='vllm-*.service,tgi-*.service'");
   }
   const host = await createHost(config);
-  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory());
+  // A simulated host starts its world afresh each run: its history is not kept.
+  let store: HistoryStore | null = null;
+  if (!config.simulate) {
+    try {
+      store = HistoryStore.open(config.dataDir);
+    } catch (err) {
+      log(`${(err as Error).message}; history is kept in memory only (lost when the agent restarts)`);
+    }
+  }
+  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory(), { store, log });
   const shutdown = new AbortController();
   const appRouter = createAgentRouter({ hub, unitGlobs: config.unitGlobs, shutdown: shutdown.signal });
 
@@ -144,6 +154,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
         await hub.close();
+        store?.close();
       })();
       return closing;
     },

@@ -59,6 +59,17 @@ export class SampleHistory {
     if (dropCoarse) this.coarse.splice(0, dropCoarse);
   }
 
+  /**
+   * Samples from an earlier run (the history store, one per ~10 s), oldest first. Call before
+   * the first push: they go in front of everything this run collects.
+   */
+  restore(samples: GpuSample[]): void {
+    const first = this.coarse[0]?.atMs ?? this.fine[0]?.atMs ?? Infinity;
+    const keepCutoff = Math.min(first, Date.now()) - this.keepMs;
+    const older = samples.filter((s) => s.atMs < first && s.atMs >= keepCutoff).sort((a, b) => a.atMs - b.atMs);
+    this.coarse.unshift(...older);
+  }
+
   /** Samples at or after sinceMs, oldest first; with uuid, only that GPU in each sample. */
   since(sinceMs: Ms, uuid?: string): GpuSample[] {
     const pick = (list: GpuSample[]) => list.filter((s) => s.atMs >= sinceMs);

@@ -227,6 +227,13 @@ export interface SystemdAdapter {
   status(): BackendStatus;
   /** Units matching the configured globs, as last read. */
   list(): UnitSummary[];
+  /**
+   * After the agent itself was not running: the transitions from `last` (recorded by an
+   * earlier run) to the unit's current state, rebuilt from systemd's per-state timestamps
+   * (subState "" where a step was not observed). Optional: without it the hub records one
+   * step from `last` to the current state.
+   */
+  transitionsSince?(name: string, last: UnitTransition): UnitTransition[];
   /** Fresh detail, or null if systemd does not know it (LoadState tells more when it does). */
   get(name: string): Promise<UnitDetail | null>;
   /**

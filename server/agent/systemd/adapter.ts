@@ -170,6 +170,27 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     return [...this.units.values()].map((u) => u.summary).sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  transitionsSince(name: string, last: UnitTransition): UnitTransition[] {
+    const unit = this.units.get(name);
+    if (!unit) return [];
+    // What the earlier run last saw, as a snapshot: only boundaries crossed after it count.
+    const prev: UnitSnapshot = {
+      ...unit.snapshot,
+      activeState: last.to.activeState,
+      subState: last.to.subState,
+      stateChangeUsec: last.atUsec,
+      inactiveExitUsec: 0,
+      activeEnterUsec: 0,
+      activeExitUsec: 0,
+      inactiveEnterUsec: 0,
+      nRestarts: last.nRestarts,
+      job: null,
+    };
+    // a unit restarted while the agent was away is back in the same state: the boundaries it
+    // crossed in between still show the stop and the start
+    return reconcileTransitions(prev, unit.snapshot);
+  }
+
   async get(name: string): Promise<UnitDetail | null> {
     this.checkAllowed(name);
     let props: PlainProps | null = null;

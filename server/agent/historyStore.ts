@@ -1,0 +1,166 @@
+/**
+ * The agent's history on disk (`<dataDir>/agent-history.db`, SQLite): unit transitions, who
+ * acted and with what result, and GPU samples every 10 s. An agent restarted for an upgrade or
+ * after a crash starts with the timeline and the memory chart it had, instead of a blank page
+ * beginning "now". Writes are small and synchronous (a transition is rare, a sample is one row
+ * every 10 s); reads happen once, at start.
+ *
+ * A store that cannot be written (disk full, read-only) must never take the agent down: the
+ * caller logs the failure and keeps running with memory-only history.
+ */
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { ActionRecord } from "./hub";
+import type { GpuSample, UnitTransition } from "./types";
+
+export const HISTORY_DB_FILE = "agent-history.db";
+const SCHEMA_VERSION = 1;
+
+export interface HistoryRetention {
+  /** transitions and actions older than this are deleted (default 30 days) */
+  eventsMs: number;
+  /** GPU samples older than this are deleted (default 24 h, the longest chart range) */
+  samplesMs: number;
+}
+
+export const DEFAULT_RETENTION: HistoryRetention = { eventsMs: 30 * 24 * 3600_000, samplesMs: 24 * 3600_000 };
+
+export class HistoryStore {
+  private readonly db: Database.Database;
+  private readonly insertTransition: Database.Statement;
+  private readonly upsertAction: Database.Statement;
+  private readonly insertSample: Database.Statement;
+
+  private constructor(
+    db: Database.Database,
+    readonly file: string,
+    readonly retention: HistoryRetention,
+  ) {
+    this.db = db;
+    this.insertTransition = db.prepare("INSERT INTO transitions (unit, at_usec, body) VALUES (?, ?, ?)");
+    this.upsertAction = db.prepare(
+      "INSERT INTO actions (id, at_ms, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body",
+    );
+    this.insertSample = db.prepare("INSERT OR REPLACE INTO gpu_samples (at_ms, body) VALUES (?, ?)");
+  }
+
+  /** Open (creating if needed) the store in `dataDir`. Throws with the file's path on failure. */
+  static open(dataDir: string, retention: Partial<HistoryRetention> = {}): HistoryStore {
+    const file = join(dataDir, HISTORY_DB_FILE);
+    let db: Database.Database | null = null;
+    try {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, "a", 0o600)); // never exists with the umask's looser mode
+      db = new Database(file, { timeout: 2000 });
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      const version = db.pragma("user_version", { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`it has schema version ${version}, newer than this agent knows (${SCHEMA_VERSION}); refusing to downgrade`);
+      }
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS transitions (unit TEXT NOT NULL, at_usec INTEGER NOT NULL, body TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS transitions_unit_at ON transitions (unit, at_usec);
+        CREATE TABLE IF NOT EXISTS actions (id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS actions_at ON actions (at_ms);
+        CREATE TABLE IF NOT EXISTS gpu_samples (at_ms INTEGER PRIMARY KEY, body TEXT NOT NULL);
+      `);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return new HistoryStore(db, file, { ...DEFAULT_RETENTION, ...retention });
+    } catch (err) {
+      db?.close();
+      throw new Error(`cannot open the history store ${file}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  addTransition(t: UnitTransition): void {
+    this.insertTransition.run(t.unit, Math.round(t.atUsec), JSON.stringify(t));
+  }
+
+  /** Insert or update (an action's outcome arrives when its job finishes). */
+  saveAction(a: ActionRecord): void {
+    this.upsertAction.run(a.id, a.atMs, JSON.stringify(a));
+  }
+
+  addSample(s: GpuSample): void {
+    this.insertSample.run(s.atMs, JSON.stringify(s));
+  }
+
+  /**
+   * The last `perUnit` transitions of every unit, oldest first. Age is `prune`'s business: it
+   * keeps, however old, the transition in force at its cutoff (a unit not started since boot
+   * has one at time 0).
+   */
+  loadTransitions(perUnit: number): Map<string, UnitTransition[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT unit, body FROM (
+           SELECT unit, at_usec, rowid AS r, body, ROW_NUMBER() OVER (PARTITION BY unit ORDER BY at_usec DESC, rowid DESC) AS n
+           FROM transitions
+         ) WHERE n <= ? ORDER BY unit, at_usec, r`,
+      )
+      .all(perUnit) as { unit: string; body: string }[];
+    const out = new Map<string, UnitTransition[]>();
+    for (const row of rows) {
+      const t = parseJson<UnitTransition>(row.body);
+      if (!t) continue;
+      let list = out.get(row.unit);
+      if (!list) out.set(row.unit, (list = []));
+      list.push(t);
+    }
+    return out;
+  }
+
+  /** The last `limit` actions at or after `sinceMs`, oldest first. */
+  loadActions(sinceMs: number, limit: number): ActionRecord[] {
+    const rows = this.db
+      .prepare("SELECT body FROM (SELECT at_ms, body FROM actions WHERE at_ms >= ? ORDER BY at_ms DESC LIMIT ?) ORDER BY at_ms")
+      .all(sinceMs, limit) as { body: string }[];
+    return rows.map((r) => parseJson<ActionRecord>(r.body)).filter((a): a is ActionRecord => a !== null);
+  }
+
+  /** GPU samples at or after `sinceMs`, oldest first. */
+  loadSamples(sinceMs: number): GpuSample[] {
+    const rows = this.db.prepare("SELECT body FROM gpu_samples WHERE at_ms >= ? ORDER BY at_ms").all(sinceMs) as { body: string }[];
+    return rows.map((r) => parseJson<GpuSample>(r.body)).filter((s): s is GpuSample => s !== null);
+  }
+
+  /** Delete what is past retention. Returns the number of rows deleted. */
+  prune(nowMs: number): number {
+    const eventsCutoffMs = nowMs - this.retention.eventsMs;
+    const run = this.db.transaction(() => {
+      let n = this.db
+        .prepare(
+          // each unit keeps the transition in force at the cutoff: where its timeline begins
+          `DELETE FROM transitions WHERE rowid IN (
+             SELECT rowid FROM (
+               SELECT rowid, ROW_NUMBER() OVER (PARTITION BY unit ORDER BY at_usec DESC, rowid DESC) AS n FROM transitions WHERE at_usec < ?
+             ) WHERE n > 1
+           )`,
+        )
+        .run(eventsCutoffMs * 1000).changes;
+      n += this.db.prepare("DELETE FROM actions WHERE at_ms < ?").run(eventsCutoffMs).changes;
+      n += this.db.prepare("DELETE FROM gpu_samples WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
+      return n;
+    });
+    return run();
+  }
+
+  counts(): { transitions: number; actions: number; samples: number } {
+    const count = (table: string) => (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { transitions: count("transitions"), actions: count("actions"), samples: count("gpu_samples") };
+  }
+}
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null; // one damaged row must not cost the rest of the history
+  }
+}
