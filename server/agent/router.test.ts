@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCallerFactory, type Context } from "../trpc";
 import { GpuAttributor } from "./gpu/attribution";
@@ -50,6 +51,21 @@ describe("agent router (simulated host)", () => {
   afterEach(async () => {
     s.shutdown.abort();
     await s.hub.close();
+  });
+
+  it("streams that end leave no listener behind on the agent's shutdown signal", async () => {
+    const before = getEventListeners(s.shutdown.signal, "abort").length;
+    for (let i = 0; i < 12; i++) await collect(s, undefined, (e) => e.length >= 1);
+    for (let i = 0; i < 3; i++) {
+      const ctl = new AbortController();
+      const caller = createCallerFactory(s.router)(admin, { signal: ctl.signal });
+      const lines = await caller.units.followJournal({ name: "vllm-embed-small.service" });
+      const it = (lines as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      setTimeout(() => ctl.abort(), 20);
+      await it.next().catch(() => undefined);
+      await it.return?.();
+    }
+    expect(getEventListeners(s.shutdown.signal, "abort").length).toBe(before);
   });
 
   it("lists the allowed units with ActiveState and SubState", async () => {

@@ -134,8 +134,12 @@ export function createAgentRouter(deps: AgentRouterDeps) {
       .subscription(async function* ({ input, signal }) {
         const name = allowed(input.name);
         const abort = linkedAbort(signal, deps.shutdown);
-        for await (const entry of hub.host.systemd.followJournal(name, abort.signal)) {
-          yield tracked(entry.cursor, entry);
+        try {
+          for await (const entry of hub.host.systemd.followJournal(name, abort.signal)) {
+            yield tracked(entry.cursor, entry);
+          }
+        } finally {
+          abort.dispose();
         }
         if (deps.shutdown.aborted) throw shuttingDown();
       }),
@@ -160,7 +164,12 @@ export function createAgentRouter(deps: AgentRouterDeps) {
       input,
       signal,
     }) {
-      yield* watchEvents(hub, input?.lastEventId ?? null, linkedAbort(signal, deps.shutdown).signal);
+      const abort = linkedAbort(signal, deps.shutdown);
+      try {
+        yield* watchEvents(hub, input?.lastEventId ?? null, abort.signal);
+      } finally {
+        abort.dispose();
+      }
       if (deps.shutdown.aborted) throw shuttingDown();
     }),
   });
@@ -211,14 +220,29 @@ async function* watchEvents(hub: Hub, lastEventId: string | null, signal: AbortS
   }
 }
 
-function linkedAbort(...signals: (AbortSignal | undefined)[]): AbortController {
+/**
+ * A signal that aborts when any of `signals` does. `dispose` must run when the stream ends:
+ * the agent's shutdown signal lives as long as the agent, and a listener left on it per
+ * stream would pile up with every browser reconnect.
+ */
+export function linkedAbort(...signals: (AbortSignal | undefined)[]): { signal: AbortSignal; dispose(): void } {
   const ctl = new AbortController();
+  const onAbort = () => ctl.abort();
+  const attached: AbortSignal[] = [];
   for (const s of signals) {
     if (!s) continue;
     if (s.aborted) ctl.abort();
-    else s.addEventListener("abort", () => ctl.abort(), { once: true });
+    else {
+      s.addEventListener("abort", onAbort, { once: true });
+      attached.push(s);
+    }
   }
-  return ctl;
+  return {
+    signal: ctl.signal,
+    dispose: () => {
+      for (const s of attached) s.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 function shuttingDown(): TRPCError {
