@@ -136,6 +136,7 @@ describe.skipIf(skip)("agent + real systemd: bus and systemd restarts", () => {
     // while no agent watches: the unit is restarted (stop, start-pre, running again)
     await sb.systemctl(["restart", unit]);
     agent = await RunningAgent.start(sb, { units: "e2e-*.service" });
+    expect(await (await fetch(`${agent.url}/healthz`)).json()).toMatchObject({ ok: true, history: "disk" });
 
     const after = await agent.client.units.timeline.query({ name: unit });
     const text = (ts: typeof after.transitions) => ts.map((t) => `${t.from ? `${t.from.activeState}/${t.from.subState}` : "∅"} → ${t.to.activeState}/${t.to.subState}`);

@@ -259,12 +259,14 @@ describe("Hub with a history store", () => {
     const logs: string[] = [];
     const hub = new Hub(sd.host(), passThrough, new SampleHistory(), { store, log: (m) => logs.push(m) });
     await hub.start();
+    expect(hub.historyState()).toBe("disk");
     store.close(); // every write now throws
     sd.set({ name: "vllm-a.service", activeState: "activating", subState: "start", stateChangeUsec: usec(10) });
     sd.set({ name: "vllm-a.service", activeState: "active", subState: "running", stateChangeUsec: usec(5) });
     expect(pairs(hub.timeline("vllm-a.service").transitions)).toHaveLength(3);
     expect(logs.filter((l) => l.includes("cannot write"))).toHaveLength(1);
     expect(logs[logs.length - 1]).toMatch(/history is kept in memory only/);
+    expect(hub.historyState()).toBe("failing");
     await hub.close();
   });
 });

@@ -110,6 +110,7 @@ export class Hub {
   private readonly log: (message: string) => void;
   private readonly storeLog: QuietLog;
   private lastStoredSampleMs = 0;
+  private storeWriteFailing = false;
   private lastPruneMs = 0;
   /** units with history from before this start whose first observation is still to come */
   private restoredUnits = new Set<string>();
@@ -164,6 +165,11 @@ export class Hub {
 
   telemetryStatus(): BackendStatus {
     return this.telemetry;
+  }
+
+  /** Where history goes: "disk" (kept across restarts), "memory" (no store), "failing" (writes fail). */
+  historyState(): "disk" | "memory" | "failing" {
+    return !this.store ? "memory" : this.storeWriteFailing ? "failing" : "disk";
   }
 
   gpuNow(): GpuSample | null {
@@ -351,8 +357,10 @@ export class Hub {
     if (!this.store) return;
     try {
       write(this.store);
+      this.storeWriteFailing = false;
       this.storeLog.recovered("history: writing to the store works again");
     } catch (err) {
+      this.storeWriteFailing = true;
       this.storeLog.repeat("write", `history: cannot write to ${this.store.file} (${(err as Error).message}); history is kept in memory only until it works again`);
     }
   }

@@ -109,6 +109,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
         bootId: hub.bootId,
         systemd: hub.systemdStatus().state,
         telemetry: hub.telemetryStatus().state,
+        history: hub.historyState(),
       };
       res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
