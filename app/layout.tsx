@@ -1,7 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { AuditNavLink, UserMenu } from "@/components/auth/UserMenu";
+import { AuditNavLink, UserMenu, UsersNavLink } from "@/components/auth/UserMenu";
 import { ConnectionIndicator } from "@/components/ConnectionIndicator";
 import { LiveProvider } from "@/components/live/LiveProvider";
 import { Providers } from "@/components/trpc";
@@ -50,6 +50,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                   GPUs
                 </Link>
                 <AuditNavLink />
+                <UsersNavLink />
                 <span className="ml-auto">
                   <ConnectionIndicator />
                 </span>

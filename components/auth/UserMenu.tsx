@@ -1,8 +1,9 @@
 "use client";
 /**
- * Header parts that depend on who is signed in: the Audit link (operators and admins) and the
- * user menu (role, change password, sign out). The server redirects page loads without a
- * session to /login; this also sends the browser there when a session ends while a page is open.
+ * Header parts that depend on who is signed in: the Audit link (operators and admins), the Users
+ * link (admins) and the user menu (role, change password, sign out). The server redirects page
+ * loads without a session to /login; this also sends the browser there when a session ends while
+ * a page is open.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -26,6 +27,17 @@ export function AuditNavLink() {
   return (
     <Link href="/audit" className={linkClass}>
       Audit
+    </Link>
+  );
+}
+
+/** Admins manage users from /users (demo mode has none). */
+export function UsersNavLink() {
+  const me = useMe();
+  if (me.data?.demo || me.data?.user?.role !== "admin") return null;
+  return (
+    <Link href="/users" className={linkClass}>
+      Users
     </Link>
   );
 }

@@ -117,3 +117,77 @@ test("signing out ends the session; the agent's token never reaches the browser"
   await expect(page).toHaveURL(/\/login\?next=%2Fgpus$/);
   expect((await page.context().cookies()).filter((c) => c.name === "gpudeck_session")).toHaveLength(0);
 });
+
+test("an admin adds a user on /users, who signs in; disabling them signs their open page out", async ({ page, browser }) => {
+  // the disabled user's page notices at its next session check (at most a minute)
+  test.setTimeout(180_000);
+  const name = `pat-${Date.now().toString(36)}`;
+  const password = "pat's own long passphrase";
+
+  await page.goto("/login");
+  await signIn(page, "ada");
+  await expect(page.getByTestId("user-name")).toHaveText("ada");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Users" }).click();
+  await expect(page).toHaveURL(/\/users$/);
+  await expect(page.getByTestId("user-row").filter({ hasText: "vera" })).toBeVisible();
+
+  // a refused attempt (the name exists) says why and keeps everything typed
+  const form = page.getByRole("form", { name: "Add user" });
+  await form.getByLabel("User name").fill("vera");
+  await form.getByLabel("Role").selectOption("operator");
+  await form.getByLabel("Unit patterns").fill("vllm-embed-*");
+  await form.getByLabel("Password", { exact: true }).fill(password);
+  await form.getByLabel("Password again").fill(password);
+  await form.getByRole("button", { name: "Add user" }).click();
+  await expect(page.getByTestId("add-user-error")).toHaveText("A user named 'vera' already exists.");
+  await expect(form.getByLabel("Unit patterns")).toHaveValue("vllm-embed-*");
+  await expect(form.getByLabel("Password", { exact: true })).toHaveValue(password);
+
+  await form.getByLabel("User name").fill(name);
+  await form.getByRole("button", { name: "Add user" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Added ${name} (operator)` })).toBeVisible();
+  const row = page.locator(`[data-testid="user-row"][data-user="${name}"]`);
+  await expect(row).toHaveAttribute("data-state", "enabled");
+  await expect(row).toContainText("vllm-embed-*");
+
+  // the new user signs in in a browser of their own
+  const theirs = await browser.newContext();
+  try {
+    const userPage = await theirs.newPage();
+    await userPage.goto("/login");
+    await signIn(userPage, name, password);
+    await expect(userPage.getByTestId("user-name")).toHaveText(name);
+    await expect(userPage.getByTestId("connection")).toHaveAttribute("data-state", "live");
+
+    // the admin disables them: a confirm step first
+    await row.getByRole("button", { name: "Disable", exact: true }).click();
+    await page.getByRole("button", { name: `Disable ${name}` }).click();
+    await expect(row).toHaveAttribute("data-state", "disabled");
+    await expect(row.getByRole("status")).toContainText(`${name} is disabled and signed out everywhere`);
+
+    // their live stream ends at once; the page itself lands on the sign-in page
+    await expect(userPage.getByTestId("connection")).not.toHaveAttribute("data-state", "live");
+    await expect(userPage).toHaveURL(/\/login(\?|$)/, { timeout: 75_000 });
+    await signIn(userPage, name, password);
+    await expect(userPage.getByTestId("login-error")).toHaveText("Invalid username or password.");
+  } finally {
+    await theirs.close();
+  }
+
+  // both changes are in the audit log, without the password
+  await page.goto(`/audit?user=ada`);
+  await expect(page.getByTestId("audit-row").and(page.locator('[data-action="user.create"][data-outcome="ok"]')).filter({ hasText: name })).toHaveCount(1);
+  await expect(page.getByTestId("audit-row").and(page.locator('[data-action="user.disable"][data-outcome="ok"]')).filter({ hasText: name })).toHaveCount(1);
+  await expect(page.getByTestId("audit-table")).not.toContainText(password);
+
+  // the page fits a phone: one card per user, no sideways scrolling, even with a form open
+  await page.goto("/users");
+  await page.getByTestId("user-row").filter({ hasText: "otto" }).getByRole("button", { name: "Reset password" }).click();
+  await expect(page.getByRole("form", { name: "Reset password of otto" })).toBeVisible();
+  await page.screenshot({ path: "test-results/screenshots/auth-users-desktop.png", fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Users" })).toBeVisible();
+  const { scrollWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth }));
+  expect(scrollWidth, `/users is ${scrollWidth}px wide in a 390px viewport`).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: "test-results/screenshots/auth-users-phone.png", fullPage: true });
+});

@@ -327,6 +327,107 @@ const CASES: HostileCase[] = [
     auditAction: "audit.view",
   },
 
+  // --- the users area (admins only) ---------------------------------------------------------
+  {
+    name: "viewer creates an admin",
+    request: () => panelRequest("users.create", { input: { username: "mallory", role: "admin", unitPatterns: [], password: PASSWORD }, cookie: as("vera") }),
+    status: 403,
+    message: /only admins can manage users/,
+    auditUser: "vera",
+    auditAction: "user.create",
+  },
+  {
+    name: "operator disables the admin",
+    request: () => panelRequest("users.setDisabled", { input: { username: "ada", disabled: true }, cookie: as("otto") }),
+    status: 403,
+    message: /only admins can manage users/,
+    auditUser: "otto",
+    auditAction: "user.disable",
+  },
+  {
+    name: "operator resets the admin's password",
+    request: () => panelRequest("users.resetPassword", { input: { username: "ada", password: "taken over by otto" }, cookie: as("otto") }),
+    status: 403,
+    message: /only admins can manage users/,
+    auditUser: "otto",
+    auditAction: "user.reset-password",
+  },
+  {
+    name: "operator promotes themself",
+    request: () => panelRequest("users.update", { input: { username: "otto", role: "admin" }, cookie: as("otto") }),
+    status: 403,
+    message: /only admins can manage users/,
+    auditUser: "otto",
+    auditAction: "user.update",
+  },
+  {
+    name: "signed out: disable a user",
+    request: () => panelRequest("users.setDisabled", { input: { username: "ada", disabled: true } }),
+    status: 401,
+    message: /Not signed in/,
+    auditUser: null,
+    auditAction: "user.disable",
+  },
+  {
+    name: "user name with a shell substitution",
+    request: () => panelRequest("users.create", { input: { username: "$(reboot)", role: "viewer", unitPatterns: [], password: PASSWORD }, cookie: as("ada") }),
+    status: 400,
+    message: /username may only contain ASCII letters/,
+    auditUser: "ada",
+    auditAction: "user.create",
+  },
+  {
+    name: "unit pattern that is an option",
+    request: () => panelRequest("users.create", { input: { username: "pat", role: "operator", unitPatterns: ["-H evil"], password: PASSWORD }, cookie: as("ada") }),
+    status: 400,
+    message: /must not start with '-'/,
+    auditUser: "ada",
+    auditAction: "user.create",
+  },
+  {
+    name: "extra key on a user update",
+    request: () => panelRequest("users.update", { input: { username: "otto", unitPatterns: ["vllm-*"], isAdmin: true }, cookie: as("ada") }),
+    status: 400,
+    message: /unrecognized key|isAdmin/i,
+    auditUser: "ada",
+    auditAction: "user.update",
+  },
+  {
+    name: "role that does not exist",
+    request: () => panelRequest("users.update", { input: { username: "otto", role: "root" }, cookie: as("ada") }),
+    status: 400,
+    message: /role must be viewer, operator or admin/,
+    auditUser: "ada",
+    auditAction: "user.update",
+  },
+  {
+    name: "admin disables themself",
+    request: () => panelRequest("users.setDisabled", { input: { username: "ADA", disabled: true }, cookie: as("ada") }),
+    status: 403,
+    message: /cannot disable your own account/,
+    auditUser: "ada",
+    auditAction: "user.disable",
+  },
+  {
+    name: "oversized password on a reset (body limit)",
+    request: () => panelRequest("users.resetPassword", { input: { username: "vera", password: "p".repeat(100_000) }, cookie: as("ada") }),
+    status: 413,
+    message: /over 65536 bytes/,
+    auditUser: "ada",
+  },
+  {
+    name: "cross-origin user creation (a page elsewhere riding the admin's cookie)",
+    request: () =>
+      panelRequest("users.create", {
+        input: { username: "mallory", role: "admin", unitPatterns: [], password: PASSWORD },
+        cookie: as("ada"),
+        headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+      }),
+    status: 403,
+    message: /Cross-origin request refused/,
+    auditUser: "ada",
+  },
+
   // --- cross-origin and DNS rebinding -------------------------------------------------------
   { name: "cross-origin POST", request: restart("ada", { name: EMBED }, { headers: { origin: "http://evil.example" } }), status: 403, message: /Cross-origin request refused/, auditUser: "ada" },
   { name: "Origin: null (sandboxed frame)", request: restart("ada", { name: EMBED }, { headers: { origin: "null" } }), status: 403, message: /Cross-origin/, auditUser: "ada" },
@@ -399,6 +500,15 @@ describe("hostile input through the panel's API endpoint", () => {
     } finally {
       tp.clock.offsetMs = 0;
     }
+  });
+
+  it("the refused users calls above changed no user", async () => {
+    const names = panel.auth.users.listUsers().map((u) => u.username);
+    for (const name of ["mallory", "pat", "$(reboot)"]) expect(names).not.toContain(name);
+    expect(panel.auth.users.getUser("ada")).toMatchObject({ role: "admin", disabled: false });
+    expect(panel.auth.users.getUser("otto")).toMatchObject({ role: "operator", unitPatterns: ["vllm-embed-*"], disabled: false });
+    expect((await panel.auth.users.verifyCredentials("ada", PASSWORD)).ok).toBe(true);
+    expect((await panel.auth.users.verifyCredentials("vera", PASSWORD)).ok).toBe(true);
   });
 
   it("control: the same harness sees an allowed restart reach the agent (so the checks above can fail)", async () => {

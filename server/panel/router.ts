@@ -21,6 +21,7 @@ import type { AgentClient } from "./agentClient";
 import { toPanelError, type AgentErrorContext } from "./agentErrors";
 import type { PanelContext, PanelRequest } from "./context";
 import type { SessionStreams } from "./sessionStreams";
+import { createUsersRouter } from "./usersRouter";
 
 export interface PanelRouterDeps {
   agent: AgentClient;
@@ -447,7 +448,7 @@ export function createPanelRouter(deps: PanelRouterDeps) {
     }),
   });
 
-  return router({ session, setup, host, units, gpus, events, audit });
+  return router({ session, setup, host, units, gpus, events, audit, users: createUsersRouter({ ...deps, recordRefusal, auditedErrors, errorDetail }) });
 }
 
 /**

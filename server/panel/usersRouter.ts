@@ -1,0 +1,323 @@
+/**
+ * The panel's `users` area: admins manage panel users from the browser, as `npm run user` does
+ * from a shell (server/auth/cli.ts), through the same store methods.
+ *
+ * - Admin only, checked here with `can(actor, "users.manage")`; viewers and operators get
+ *   FORBIDDEN, and the refusal is audited.
+ * - Every change and every refused change is in the audit log (`user.create`, `user.update`,
+ *   `user.disable`, `user.enable`, `user.reset-password`; unit null). The detail says what
+ *   changed; a password never reaches the audit log, an error message or a log line.
+ * - A password reset and a disable end every session of that user (the store deletes them in the
+ *   same transaction) and their open live streams (`streams.changed()`).
+ * - No admin can disable or demote themself, or reset their own password here (the account page
+ *   asks for the current one); the store refuses to disable or demote the last enabled admin.
+ * - Demo mode has no users: every procedure answers BAD_REQUEST.
+ */
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { can } from "../auth/authorize";
+import type { PanelAuth } from "../auth/panelAuth";
+import { passwordProblem } from "../auth/passwords";
+import { AuthError, type AuthErrorCode, type Role, type User } from "../auth/types";
+import { unitPatternProblem, usernameProblem } from "../auth/users";
+import { publicProcedure, router, type Actor } from "../trpc";
+import type { PanelContext, PanelRequest } from "./context";
+import type { SessionStreams } from "./sessionStreams";
+
+/** What the users area needs from the panel router (router.ts passes its own helpers in). */
+export interface UsersRouterDeps {
+  auth: PanelAuth;
+  demo: boolean;
+  streams: SessionStreams;
+  /** router.ts's refusal recorder: audited, rate-limited per caller. */
+  recordRefusal(
+    req: PanelRequest,
+    actor: Actor | null,
+    entry: { action: string; unit: string | null; reason: string | null; outcome: string; detail: string; host?: string | null },
+  ): void;
+  /** Errors already in the audit log: the endpoint's error hook must not record them again. */
+  auditedErrors: WeakSet<TRPCError>;
+  /** A sentence for the audit log from any error (zod issues flattened). */
+  errorDetail(error: TRPCError): string;
+}
+
+/** A user as the users page sees it: never the password hash. */
+export interface PanelUser {
+  name: string;
+  role: Role;
+  unitPatterns: string[];
+  disabled: boolean;
+  /** false: no local password (only usable through the trusted reverse proxy). */
+  hasPassword: boolean;
+  createdAt: number;
+  passwordChangedAt: number | null;
+  /** Last successful sign-in still in the audit log (retention applies); null when none. */
+  lastSignInAt: number | null;
+}
+
+export const MAX_UNIT_PATTERNS = 64;
+const DEMO_MESSAGE = "Demo mode has no users: everyone is the demo admin.";
+const REFUSAL_CODES = new Set<TRPCError["code"]>(["UNAUTHORIZED", "FORBIDDEN", "BAD_REQUEST", "CONFLICT", "PARSE_ERROR", "TOO_MANY_REQUESTS", "NOT_FOUND"]);
+
+/** "refusing to …" → "Refusing to ….": store messages as sentences. */
+function sentence(message: string): string {
+  const s = message.trim();
+  if (s.length === 0) return s;
+  return `${s[0]!.toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? "" : "."}`;
+}
+
+const usernameSchema = z
+  .string({ error: "username must be a string" })
+  .trim()
+  // usernameProblem bounds the length (128) before anything else; the body is bounded anyway
+  .superRefine((value, ctx) => {
+    const problem = usernameProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+const roleSchema = z.enum(["viewer", "operator", "admin"] satisfies Role[], { error: "role must be viewer, operator or admin" });
+
+const unitPatternsSchema = z
+  .array(
+    z
+      .string({ error: "each unit pattern must be a string" })
+      .trim()
+      .superRefine((value, ctx) => {
+        // empty entries are dropped (a trailing comma in the form), anything else must be a glob;
+        // unitPatternProblem checks the length (256) first
+        const problem = value.length === 0 ? null : unitPatternProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    { error: "unitPatterns must be a list of unit globs" },
+  )
+  .max(MAX_UNIT_PATTERNS, `at most ${MAX_UNIT_PATTERNS} unit patterns`)
+  .transform((patterns) => [...new Set(patterns.filter((p) => p.length > 0))]);
+
+// Only the type here: the policy (12–1024 characters, not the name…) needs the user name.
+const passwordSchema = z.string({ error: "password must be a string" });
+
+/** The store's password rules, reported on the `password` field. */
+function checkPassword(value: { username: string; password: string }, ctx: z.RefinementCtx): void {
+  const problem = passwordProblem(value.password, value.username);
+  if (problem) ctx.addIssue({ code: "custom", path: ["password"], message: problem });
+}
+
+const createInput = z
+  .object({ username: usernameSchema, role: roleSchema, unitPatterns: unitPatternsSchema.default([]), password: passwordSchema })
+  .strict()
+  .superRefine(checkPassword);
+
+const updateInput = z
+  .object({ username: usernameSchema, role: roleSchema.optional(), unitPatterns: unitPatternsSchema.optional() })
+  .strict()
+  .refine((v) => v.role !== undefined || v.unitPatterns !== undefined, { message: "nothing to change: give a role and/or unit patterns" });
+
+const setDisabledInput = z.object({ username: usernameSchema, disabled: z.boolean({ error: "disabled must be true or false" }) }).strict();
+
+const resetPasswordInput = z
+  .object({ username: usernameSchema, password: passwordSchema })
+  .strict()
+  .superRefine(checkPassword);
+
+const AUTH_ERROR_CODES: Partial<Record<AuthErrorCode, TRPCError["code"]>> = {
+  "user-exists": "CONFLICT",
+  "user-not-found": "NOT_FOUND",
+  "last-admin": "CONFLICT",
+};
+
+/** A store refusal as a tRPC error with the store's (user-safe) message. */
+function fromAuthError(err: unknown): unknown {
+  if (!(err instanceof AuthError)) return err;
+  const message = err.code === "last-admin" ? `${sentence(err.message).slice(0, -1)}: make another user an admin first.` : sentence(err.message);
+  return new TRPCError({ code: AUTH_ERROR_CODES[err.code] ?? "BAD_REQUEST", message, cause: err });
+}
+
+/**
+ * The target's name for a refusal's audit row: only a valid user name, and never one that is the
+ * password sent with it (the refusal may be exactly "password must not be the username").
+ */
+function auditableTarget(raw: Record<string, unknown>): string | null {
+  if (typeof raw.username !== "string") return null;
+  const name = raw.username.trim();
+  if (usernameProblem(name) !== null) return null;
+  if (typeof raw.password === "string" && raw.password.normalize("NFC").trim().toLowerCase() === name.toLowerCase()) return null;
+  return name;
+}
+
+const unitsText = (patterns: readonly string[]) => (patterns.length ? patterns.join(",") : "(none)");
+
+export function createUsersRouter(deps: UsersRouterDeps) {
+  const { auth } = deps;
+
+  /** The per-request state, typed (as router.ts's panelProcedure). */
+  const base = publicProcedure.use(({ ctx, next }) => {
+    const panelRequest = (ctx as Partial<PanelContext>).panelRequest;
+    if (!panelRequest) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "panel context missing" });
+    return next({ ctx: { panelRequest } });
+  });
+
+  const demoRefused = () => new TRPCError({ code: "BAD_REQUEST", message: DEMO_MESSAGE });
+  const notSignedIn = (req: PanelRequest) => new TRPCError({ code: "UNAUTHORIZED", message: `Not signed in: ${req.authRefusal ?? "sign in first"}.` });
+
+  /**
+   * A user-changing mutation. Outermost: whatever refuses the call below (no session, not an
+   * admin, input that fails validation, a store rule) is audited here under `action`, with the
+   * target's name when it is a valid user name — never the password.
+   */
+  function change(action: string | ((raw: Record<string, unknown>) => string)) {
+    return base
+      .use(async ({ ctx, next, getRawInput }) => {
+        const state = { recorded: false };
+        const result = await next({ ctx: { auditState: state } });
+        if (!result.ok) {
+          deps.auditedErrors.add(result.error);
+          if (!state.recorded) {
+            const rawInput: unknown = await getRawInput().catch(() => undefined);
+            const raw = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
+            const target = auditableTarget(raw);
+            deps.recordRefusal(ctx.panelRequest, ctx.actor, {
+              action: typeof action === "string" ? action : action(raw),
+              unit: null,
+              reason: null,
+              outcome: REFUSAL_CODES.has(result.error.code) ? "refused" : "error",
+              detail: `${target ? `user=${target}: ` : ""}${deps.errorDetail(result.error)}`,
+              host: null,
+            });
+          }
+        }
+        return result;
+      })
+      .use(({ ctx, next }) => {
+        if (deps.demo) throw demoRefused();
+        if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+        const decision = can(ctx.actor, "users.manage", null, auth.authorization);
+        if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+        return next({ ctx: { actor: ctx.actor } });
+      });
+  }
+
+  function lastSignIn(username: string): number | null {
+    let latest: number | null = null;
+    for (const action of ["login", "setup"]) {
+      const row = auth.audit.queryAudit({ user: username, action, outcome: "ok", limit: 1 })[0];
+      if (row && (latest === null || row.at > latest)) latest = row.at;
+    }
+    return latest;
+  }
+
+  const view = (u: User): PanelUser => ({
+    name: u.username,
+    role: u.role,
+    unitPatterns: [...u.unitPatterns],
+    disabled: u.disabled,
+    hasPassword: u.hasPassword,
+    createdAt: u.createdAt,
+    passwordChangedAt: u.passwordChangedAt,
+    lastSignInAt: lastSignIn(u.username),
+  });
+
+  /** The target user, or NOT_FOUND. */
+  function existing(username: string): User {
+    const user = auth.users.getUser(username);
+    if (!user) throw new TRPCError({ code: "NOT_FOUND", message: `There is no user named '${username}'.` });
+    return user;
+  }
+
+  /** Is `user` the account making this request? (A proxy identity matches by name.) */
+  function isSelf(ctx: { actor: Actor; panelRequest: PanelRequest }, user: User): boolean {
+    const principal = ctx.panelRequest.principal;
+    if (principal?.userId != null) return principal.userId === user.id;
+    return ctx.actor.user.toLowerCase() === user.username.toLowerCase();
+  }
+
+  function record(ctx: { actor: Actor; panelRequest: PanelRequest; auditState: { recorded: boolean } }, action: string, detail: string): void {
+    auth.audit.recordAudit({
+      user: ctx.actor.user,
+      role: ctx.actor.role,
+      sourceAddr: ctx.panelRequest.sourceAddr,
+      host: null,
+      unit: null,
+      action,
+      reason: null,
+      outcome: "ok",
+      detail,
+    });
+    ctx.auditState.recorded = true;
+  }
+
+  async function store<T>(fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw fromAuthError(err);
+    }
+  }
+
+  return router({
+    /** Every user, by name; never a password hash. */
+    list: base
+      .use(({ ctx, next }) => {
+        if (deps.demo) throw demoRefused();
+        if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+        const decision = can(ctx.actor, "users.manage", null, auth.authorization);
+        if (!decision.allowed) {
+          deps.recordRefusal(ctx.panelRequest, ctx.actor, { action: "user.list", unit: null, reason: null, outcome: "refused", detail: decision.reason, host: null });
+          throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+        }
+        return next();
+      })
+      .query(() => auth.users.listUsers().map(view)),
+
+    create: change("user.create")
+      .input(createInput)
+      .mutation(async ({ input, ctx }) => {
+        if (auth.users.getUser(input.username)) throw new TRPCError({ code: "CONFLICT", message: `A user named '${input.username}' already exists.` });
+        const user = await store(() => auth.users.createUser({ username: input.username, password: input.password, role: input.role, unitPatterns: input.unitPatterns }));
+        record(ctx, "user.create", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
+        return view(user);
+      }),
+
+    update: change("user.update")
+      .input(updateInput)
+      .mutation(async ({ input, ctx }) => {
+        const before = existing(input.username);
+        if (input.role !== undefined && input.role !== before.role && isSelf(ctx, before)) {
+          throw new TRPCError({ code: "FORBIDDEN", message: "You cannot change your own role; another admin has to." });
+        }
+        const after = await store(() => auth.users.updateUser(before.username, { role: input.role, unitPatterns: input.unitPatterns }));
+        const changes: string[] = [];
+        if (after.role !== before.role) changes.push(`role ${before.role}→${after.role}`);
+        if (unitsText(after.unitPatterns) !== unitsText(before.unitPatterns)) changes.push(`units ${unitsText(before.unitPatterns)}→${unitsText(after.unitPatterns)}`);
+        record(ctx, "user.update", `user=${after.username} ${changes.length ? changes.join(" ") : "no change"}`);
+        return view(after);
+      }),
+
+    setDisabled: change((raw) => (raw.disabled === false ? "user.enable" : "user.disable"))
+      .input(setDisabledInput)
+      .mutation(async ({ input, ctx }) => {
+        const before = existing(input.username);
+        if (input.disabled && isSelf(ctx, before)) {
+          throw new TRPCError({ code: "FORBIDDEN", message: "You cannot disable your own account; another admin has to." });
+        }
+        const after = await store(() => auth.users.setDisabled(before.username, input.disabled));
+        // open live streams of that user end now, not at their next periodic check
+        if (input.disabled) deps.streams.changed();
+        const note = before.disabled === input.disabled ? ` (was already ${input.disabled ? "disabled" : "enabled"})` : "";
+        record(ctx, input.disabled ? "user.disable" : "user.enable", `user=${after.username}${input.disabled ? " sessions ended" : ""}${note}`);
+        return view(after);
+      }),
+
+    resetPassword: change("user.reset-password")
+      .input(resetPasswordInput)
+      .mutation(async ({ input, ctx }) => {
+        const before = existing(input.username);
+        if (isSelf(ctx, before)) {
+          throw new TRPCError({ code: "FORBIDDEN", message: "Change your own password on the account page; it asks for the current one." });
+        }
+        const after = await store(() => auth.users.setPassword(before.username, input.password));
+        deps.streams.changed();
+        record(ctx, "user.reset-password", `user=${after.username} sessions ended`);
+        return view(after);
+      }),
+  });
+}
