@@ -11,7 +11,7 @@ import { useTRPC } from "@/components/trpc";
 import { replaceSearch } from "@/components/urlState";
 import { inputClass } from "./shared";
 
-const ACTIONS = ["start", "stop", "restart", "reset-failed", "kill", "login", "logout", "setup", "user.passwd", "audit.export", "audit.view"];
+const ACTIONS = ["start", "stop", "restart", "reset-failed", "kill", "login", "logout", "setup", "user.add", "user.update", "user.disable", "user.enable", "user.passwd", "audit.export", "audit.view"];
 const OUTCOMES = ["pending", "done", "failed", "refused", "error", "ok", "canceled", "timeout", "unknown"];
 const TEXT_FILTERS = ["user", "unit"] as const;
 const FILTER_KEYS = ["user", "unit", "action", "outcome", "from", "to"] as const;

@@ -2,10 +2,13 @@
 /**
  * Holds the one `events.watch` stream of the page. On any error it reconnects with backoff,
  * resuming after the last event id it saw; the agent replays what was missed, or sends a
- * snapshot when it cannot (it restarted, or the gap is too old).
+ * snapshot when it cannot (it restarted, or the gap is too old). A stream refused because the
+ * session ended (signed out elsewhere, password changed, user disabled) re-asks who is signed
+ * in at once, so the page goes to the sign-in page now rather than at the next periodic check.
  */
+import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
-import { useTRPCClient } from "@/components/trpc";
+import { useTRPC, useTRPCClient } from "@/components/trpc";
 import { LiveStore } from "./store";
 
 const LiveContext = createContext<LiveStore | null>(null);
@@ -13,6 +16,8 @@ const LiveContext = createContext<LiveStore | null>(null);
 export function LiveProvider({ children }: { children: ReactNode }) {
   const [store] = useState(() => new LiveStore());
   const client = useTRPCClient();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
 
   useEffect(() => {
     let stopped = false;
@@ -51,7 +56,10 @@ export function LiveProvider({ children }: { children: ReactNode }) {
             markLive();
             store.apply(id, data);
           },
-          onError: () => schedule(),
+          onError: (err) => {
+            if (errorCode(err) === "UNAUTHORIZED") void queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
+            schedule();
+          },
           onComplete: () => schedule(),
           onConnectionStateChange: (s) => {
             if (s.state === "connecting") markReconnecting();
@@ -66,9 +74,14 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       if (staleTimer) clearTimeout(staleTimer);
       sub?.unsubscribe();
     };
-  }, [client, store]);
+  }, [client, store, trpc, queryClient]);
 
   return <LiveContext.Provider value={store}>{children}</LiveContext.Provider>;
+}
+
+function errorCode(err: unknown): string | undefined {
+  const data = (err as { data?: { code?: unknown } } | null)?.data;
+  return typeof data?.code === "string" ? data.code : undefined;
 }
 
 /** The live store; the component re-renders on every change. */

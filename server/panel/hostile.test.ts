@@ -334,7 +334,7 @@ const CASES: HostileCase[] = [
     status: 403,
     message: /only admins can manage users/,
     auditUser: "vera",
-    auditAction: "user.create",
+    auditAction: "user.add",
   },
   {
     name: "operator disables the admin",
@@ -350,7 +350,7 @@ const CASES: HostileCase[] = [
     status: 403,
     message: /only admins can manage users/,
     auditUser: "otto",
-    auditAction: "user.reset-password",
+    auditAction: "user.passwd",
   },
   {
     name: "operator promotes themself",
@@ -374,7 +374,7 @@ const CASES: HostileCase[] = [
     status: 400,
     message: /username may only contain ASCII letters/,
     auditUser: "ada",
-    auditAction: "user.create",
+    auditAction: "user.add",
   },
   {
     name: "unit pattern that is an option",
@@ -382,7 +382,7 @@ const CASES: HostileCase[] = [
     status: 400,
     message: /must not start with '-'/,
     auditUser: "ada",
-    auditAction: "user.create",
+    auditAction: "user.add",
   },
   {
     name: "extra key on a user update",
@@ -426,6 +426,23 @@ const CASES: HostileCase[] = [
     status: 403,
     message: /Cross-origin request refused/,
     auditUser: "ada",
+    auditAction: "user.add",
+  },
+  {
+    name: "user mutation sent as GET (a link or an <img> riding the admin's cookie)",
+    request: () => panelRequest("users.resetPassword", { method: "GET", input: { username: "otto", password: "link-set password" }, cookie: as("ada") }),
+    status: 405,
+    message: /Unsupported GET-request to mutation|method/i,
+    auditUser: "ada",
+    auditAction: "user.passwd",
+  },
+  {
+    name: "oversized user update before tRPC runs (audited under its action name)",
+    request: () => panelRequest("users.setDisabled", { input: { username: "otto", disabled: true, pad: "x".repeat(70_000) }, cookie: as("ada") }),
+    status: 413,
+    message: /over 65536 bytes/,
+    auditUser: "ada",
+    auditAction: "user.set-disabled",
   },
 
   // --- cross-origin and DNS rebinding -------------------------------------------------------

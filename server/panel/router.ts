@@ -85,13 +85,27 @@ const UNIT_PROCEDURES = {
   kill: "kill",
 } as const satisfies Record<UnitAction, string>;
 
-/** Procedure path → audit action name ("units.resetFailed" → "reset-failed"). */
+/** User-management mutations → their audit action names (as usersRouter records them). */
+const USER_PROCEDURES: Record<string, string> = {
+  create: "user.add",
+  update: "user.update",
+  // refused before its input was read, enable and disable look the same
+  setDisabled: "user.set-disabled",
+  resetPassword: "user.passwd",
+};
+
+/**
+ * Procedure path → audit action name ("units.resetFailed" → "reset-failed", "users.create" →
+ * "user.add"). Reads keep their path: the handler audits early refusals of mutations only.
+ */
 export function auditActionForPath(path: string): string {
   const m = /^units\.(\w+)$/.exec(path);
   if (m) {
     const entry = Object.entries(UNIT_PROCEDURES).find(([, proc]) => proc === m[1]);
     if (entry) return entry[0];
   }
+  const u = /^users\.(\w+)$/.exec(path);
+  if (u && Object.hasOwn(USER_PROCEDURES, u[1]!)) return USER_PROCEDURES[u[1]!]!;
   return path;
 }
 

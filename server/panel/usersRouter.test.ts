@@ -100,7 +100,7 @@ describe("an admin manages users", () => {
     expect(rows[0]).toMatchObject({
       user: "ada",
       role: "admin",
-      action: "user.create",
+      action: "user.add",
       outcome: "ok",
       unit: null,
       sourceAddr: "10.20.30.40",
@@ -116,7 +116,7 @@ describe("an admin manages users", () => {
     const r = await mutate("create", { username: "BOB", role: "viewer", unitPatterns: [], password: "carol-passphrase-xyz" });
     expect(r.status).toBe(409);
     expect(messageOf(r)).toBe("A user named 'BOB' already exists.");
-    expect(auditSince(mark)).toEqual([expect.objectContaining({ user: "ada", action: "user.create", outcome: "refused", detail: "user=BOB: A user named 'BOB' already exists." })]);
+    expect(auditSince(mark)).toEqual([expect.objectContaining({ user: "ada", action: "user.add", outcome: "refused", detail: "user=BOB: A user named 'BOB' already exists." })]);
   });
 
   it("updates role and unit patterns; the change applies to the user's next request and is audited", async () => {
@@ -180,7 +180,7 @@ describe("an admin manages users", () => {
     expect(await meOf(second)).toBeNull();
     expect((await call(panel, "session.login", { input: { username: "bob", password: NEW_PASSWORD } })).status).toBe(401);
     await login(panel, "bob", RESET_PASSWORD);
-    expect(auditSince(mark).find((row) => row.action === "user.reset-password")).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob sessions ended" });
+    expect(auditSince(mark).find((row) => row.action === "user.passwd")).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob sessions ended" });
     // the admin's own session is untouched
     expect(await meOf(as("ada"))).toMatchObject({ name: "ada" });
   });
@@ -231,7 +231,7 @@ describe("input validation", () => {
     expect(panel.auth.users.listUsers().map((u) => u.username)).not.toContain("carol-passphrase-xyz");
     const rows = auditSince(mark);
     expect(rows).toHaveLength(1); // once, not twice (the endpoint's own hook does not record it again)
-    expect(rows[0]).toMatchObject({ user: "ada", action: "user.create", outcome: "refused", unit: null });
+    expect(rows[0]).toMatchObject({ user: "ada", action: "user.add", outcome: "refused", unit: null });
     expect(rows[0]!.detail).toContain(messageOf(r).split(": ").pop()!.slice(0, 20));
   });
 
@@ -251,11 +251,11 @@ describe("input validation", () => {
 
 describe("who may manage users", () => {
   const attempts: [string, string, unknown, string][] = [
-    ["create", "create", { username: "mallory", role: "admin", unitPatterns: [], password: "mallory passphrase" }, "user.create"],
+    ["create", "create", { username: "mallory", role: "admin", unitPatterns: [], password: "mallory passphrase" }, "user.add"],
     ["update", "update", { username: "otto", role: "admin" }, "user.update"],
     ["disable", "setDisabled", { username: "ada", disabled: true }, "user.disable"],
     ["enable", "setDisabled", { username: "ada", disabled: false }, "user.enable"],
-    ["reset a password", "resetPassword", { username: "ada", password: "mallory passphrase" }, "user.reset-password"],
+    ["reset a password", "resetPassword", { username: "ada", password: "mallory passphrase" }, "user.passwd"],
   ];
   for (const who of ["vera", "otto"]) {
     it.each(attempts)(`${who} may not %s: FORBIDDEN with a clear message, audited`, async (_label, path, input, action) => {
@@ -312,7 +312,7 @@ describe("rules that keep the panel manageable", () => {
     expect(reset.status).toBe(403);
     expect(messageOf(reset)).toMatch(/account page/);
     expect(auditSince(mark).map((r) => [r.action, r.outcome, r.user])).toEqual([
-      ["user.reset-password", "refused", "ada"],
+      ["user.passwd", "refused", "ada"],
       ["user.update", "refused", "ada"],
       ["user.disable", "refused", "ada"],
     ]);

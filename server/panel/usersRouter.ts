@@ -4,8 +4,9 @@
  *
  * - Admin only, checked here with `can(actor, "users.manage")`; viewers and operators get
  *   FORBIDDEN, and the refusal is audited.
- * - Every change and every refused change is in the audit log (`user.create`, `user.update`,
- *   `user.disable`, `user.enable`, `user.reset-password`; unit null). The detail says what
+ * - Every change and every refused change is in the audit log (`user.add`, `user.update`,
+ *   `user.disable`, `user.enable`, `user.passwd`; unit null — the names the CLI records, so one
+ *   filter finds both). The detail says what
  *   changed; a password never reaches the audit log, an error message or a log line.
  * - A password reset and a disable end every session of that user (the store deletes them in the
  *   same transaction) and their open live streams (`streams.changed()`).
@@ -268,12 +269,12 @@ export function createUsersRouter(deps: UsersRouterDeps) {
       })
       .query(() => auth.users.listUsers().map(view)),
 
-    create: change("user.create")
+    create: change("user.add")
       .input(createInput)
       .mutation(async ({ input, ctx }) => {
         if (auth.users.getUser(input.username)) throw new TRPCError({ code: "CONFLICT", message: `A user named '${input.username}' already exists.` });
         const user = await store(() => auth.users.createUser({ username: input.username, password: input.password, role: input.role, unitPatterns: input.unitPatterns }));
-        record(ctx, "user.create", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
+        record(ctx, "user.add", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
         return view(user);
       }),
 
@@ -307,7 +308,7 @@ export function createUsersRouter(deps: UsersRouterDeps) {
         return view(after);
       }),
 
-    resetPassword: change("user.reset-password")
+    resetPassword: change("user.passwd")
       .input(resetPasswordInput)
       .mutation(async ({ input, ctx }) => {
         const before = existing(input.username);
@@ -316,7 +317,7 @@ export function createUsersRouter(deps: UsersRouterDeps) {
         }
         const after = await store(() => auth.users.setPassword(before.username, input.password));
         deps.streams.changed();
-        record(ctx, "user.reset-password", `user=${after.username} sessions ended`);
+        record(ctx, "user.passwd", `user=${after.username} sessions ended`);
         return view(after);
       }),
   });
