@@ -15,6 +15,7 @@ import type {
   GpuSample,
   HostAdapter,
   JobEvent,
+  ObservationGap,
   SystemdEvent,
   UnitAction,
   UnitSummary,
@@ -114,6 +115,8 @@ export class Hub {
   private lastPruneMs = 0;
   /** units with history from before this start whose first observation is still to come */
   private restoredUnits = new Set<string>();
+  /** spans between earlier runs of the agent (from the store), oldest first */
+  private unobserved: ObservationGap[] = [];
 
   constructor(
     readonly host: HostAdapter,
@@ -176,7 +179,7 @@ export class Hub {
     return this.latestGpu;
   }
 
-  timeline(unit: string, sinceUsec = 0): { transitions: UnitTransition[]; actions: ActionRecord[] } {
+  timeline(unit: string, sinceUsec = 0): { transitions: UnitTransition[]; actions: ActionRecord[]; unobserved: ObservationGap[] } {
     const transitions = (this.transitions.get(unit) ?? []).filter((t) => t.atUsec >= sinceUsec);
     // keep the transition in force at `since` so the first segment can be drawn
     const all = this.transitions.get(unit) ?? [];
@@ -184,6 +187,7 @@ export class Hub {
     return {
       transitions: before ? [before, ...transitions] : transitions,
       actions: this.actions.filter((a) => a.unit === unit && a.atMs * 1000 >= sinceUsec),
+      unobserved: this.unobserved.filter((g) => g.toMs * 1000 >= sinceUsec),
     };
   }
 

@@ -121,6 +121,16 @@ export interface UnitTransition {
   inRestartCycle: boolean;
 }
 
+/**
+ * A span in which no agent watched the host (it was stopped, crashed or upgrading). Unit
+ * transitions inside it were rebuilt afterwards from systemd's timestamps (no substates), and
+ * GPU memory was not sampled.
+ */
+export interface ObservationGap {
+  fromMs: Ms;
+  toMs: Ms;
+}
+
 export type JobResult = "done" | "canceled" | "timeout" | "failed" | "dependency" | "skipped";
 
 export interface JobEvent {
