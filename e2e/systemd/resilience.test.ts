@@ -151,6 +151,10 @@ describe.skipIf(skip)("agent + real systemd: bus and systemd restarts", () => {
       await systemdUsec(unit, "InactiveExitTimestamp"),
       await systemdUsec(unit, "ActiveEnterTimestamp"),
     ]);
+    // and the span no agent watched, around the restart
+    expect(after.unobserved).toHaveLength(1);
+    expect(after.unobserved[0]!.fromMs * 1000).toBeLessThanOrEqual(gap[0]!.atUsec);
+    expect(after.unobserved[0]!.toMs * 1000).toBeGreaterThanOrEqual(gap.at(-1)!.atUsec);
     // the action of the first run, with its reason and result
     expect(after.actions).toMatchObject([{ action: "start", reason: "before the agent restart", outcome: "done", jobId }]);
   });

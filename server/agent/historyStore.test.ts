@@ -102,6 +102,22 @@ describe("HistoryStore", () => {
     store.close();
   });
 
+  it("knows the spans between agent runs: from the last sign of life to the next start", () => {
+    const store = HistoryStore.open(dir);
+    store.beginRun("run-a", 1_000);
+    store.touchRun("run-a", 6_000);
+    store.touchRun("run-a", 4_000); // a late, older touch never moves it back
+    store.beginRun("run-b", 66_000); // stopped at 6 s, next start at 66 s
+    store.touchRun("run-b", 70_000);
+    store.beginRun("run-c", 70_500); // a quick restart: under the minimum
+    expect(store.loadGaps(1000)).toEqual([{ fromMs: 6_000, toMs: 66_000 }]);
+    expect(store.loadGaps(100)).toEqual([
+      { fromMs: 6_000, toMs: 66_000 },
+      { fromMs: 70_000, toMs: 70_500 },
+    ]);
+    store.close();
+  });
+
   it("says which file it cannot open", () => {
     writeFileSync(join(dir, HISTORY_DB_FILE), "this is not a database, it is a text file long enough to have a header…".repeat(20));
     expect(() => HistoryStore.open(dir)).toThrow(new RegExp(`cannot open the history store ${join(dir, HISTORY_DB_FILE)}`));
@@ -188,8 +204,10 @@ describe("Hub with a history store", () => {
       sd.onSample!(sample(Date.now() - ago, used) as unknown as GpuRawSample);
       await new Promise((r) => setImmediate(r));
     }
+    const stoppedAtMs = Date.now();
     await hub1.close();
     store1.close();
+    await new Promise((r) => setTimeout(r, 1100)); // a gap of over a second
 
     // while the agent is down the unit fails
     sd.onEvent = null;
@@ -213,6 +231,12 @@ describe("Hub with a history store", () => {
     // stored folded per unit, as the charts use them
     expect(hub2.gpuHistory.since(0)[0]!.gpus[0]!.holders).toMatchObject([{ kind: "unit", unit: "vllm-a.service", usedMiB: 5000, cmdline: [] }]);
     expect(logs.join("\n")).toMatch(/restored 3 transitions of 1 units, 1 actions, 2 GPU samples/);
+    // the time between the two runs is marked as not observed
+    const [gap, ...more] = hub2.timeline("vllm-a.service").unobserved;
+    expect(more).toEqual([]);
+    expect(gap!.fromMs).toBeGreaterThanOrEqual(stoppedAtMs);
+    expect(gap!.toMs).toBeGreaterThanOrEqual(gap!.fromMs);
+    expect(gap!.toMs).toBeLessThanOrEqual(Date.now());
     await hub2.close();
     store2.close();
   });

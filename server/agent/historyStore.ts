@@ -12,10 +12,10 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ActionRecord } from "./hub";
-import type { GpuSample, UnitTransition } from "./types";
+import type { GpuSample, ObservationGap, UnitTransition } from "./types";
 
 export const HISTORY_DB_FILE = "agent-history.db";
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 export interface HistoryRetention {
   /** transitions and actions older than this are deleted (default 30 days) */
@@ -65,6 +65,8 @@ export class HistoryStore {
         CREATE TABLE IF NOT EXISTS actions (id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL, body TEXT NOT NULL);
         CREATE INDEX IF NOT EXISTS actions_at ON actions (at_ms);
         CREATE TABLE IF NOT EXISTS gpu_samples (at_ms INTEGER PRIMARY KEY, body TEXT NOT NULL);
+        -- one row per agent run: when it started and when it was last known alive
+        CREATE TABLE IF NOT EXISTS agent_runs (boot_id TEXT PRIMARY KEY, started_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL);
       `);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return new HistoryStore(db, file, { ...DEFAULT_RETENTION, ...retention });
@@ -116,6 +118,35 @@ export class HistoryStore {
     return out;
   }
 
+  /** This run of the agent begins (its gaps to earlier runs are what no agent observed). */
+  beginRun(bootId: string, startedMs: number): void {
+    this.db.prepare("INSERT OR REPLACE INTO agent_runs (boot_id, started_ms, last_seen_ms) VALUES (?, ?, ?)").run(bootId, startedMs, startedMs);
+  }
+
+  /** This run is still alive at `nowMs` (called every few seconds and on a clean stop). */
+  touchRun(bootId: string, nowMs: number): void {
+    this.db.prepare("UPDATE agent_runs SET last_seen_ms = MAX(last_seen_ms, ?) WHERE boot_id = ?").run(nowMs, bootId);
+  }
+
+  /**
+   * Spans between consecutive runs, oldest first: from when the earlier run was last known
+   * alive to when the next one started. After a crash the start is early by up to one touch
+   * period (the agent touches every few seconds).
+   */
+  loadGaps(minGapMs = 1000): ObservationGap[] {
+    const runs = this.db.prepare("SELECT started_ms AS startedMs, last_seen_ms AS lastSeenMs FROM agent_runs ORDER BY started_ms").all() as {
+      startedMs: number;
+      lastSeenMs: number;
+    }[];
+    const gaps: ObservationGap[] = [];
+    for (let i = 1; i < runs.length; i++) {
+      const fromMs = runs[i - 1]!.lastSeenMs;
+      const toMs = runs[i]!.startedMs;
+      if (toMs - fromMs >= minGapMs) gaps.push({ fromMs, toMs });
+    }
+    return gaps;
+  }
+
   /** The last `limit` actions at or after `sinceMs`, oldest first. */
   loadActions(sinceMs: number, limit: number): ActionRecord[] {
     const rows = this.db
@@ -146,6 +177,8 @@ export class HistoryStore {
         .run(eventsCutoffMs * 1000).changes;
       n += this.db.prepare("DELETE FROM actions WHERE at_ms < ?").run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM gpu_samples WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
+      // a run that ended before the cutoff only bounds a gap nobody can scroll to any more
+      n += this.db.prepare("DELETE FROM agent_runs WHERE last_seen_ms < ? AND started_ms < (SELECT MAX(started_ms) FROM agent_runs)").run(eventsCutoffMs).changes;
       return n;
     });
     return run();

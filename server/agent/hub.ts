@@ -113,6 +113,7 @@ export class Hub {
   private lastStoredSampleMs = 0;
   private storeWriteFailing = false;
   private lastPruneMs = 0;
+  private runTouchTimer: ReturnType<typeof setInterval> | null = null;
   /** units with history from before this start whose first observation is still to come */
   private restoredUnits = new Set<string>();
   /** spans between earlier runs of the agent (from the store), oldest first */
@@ -149,6 +150,8 @@ export class Hub {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    if (this.runTouchTimer) clearInterval(this.runTouchTimer);
+    this.persist((store) => store.touchRun(this.bootId, Date.now()));
     await Promise.allSettled([this.host.systemd.close(), this.host.gpu.close()]);
   }
 
@@ -348,6 +351,11 @@ export class Hub {
         // its job's end was not seen: say so rather than show it running forever
         this.actions.push(a.outcome === null ? { ...a, outcome: "unknown", error: a.error ?? "the agent restarted before this job finished" } : a);
       }
+      store.beginRun(this.bootId, now);
+      this.unobserved = store.loadGaps();
+      // "last known alive" for the next run's gap; a crash makes it early by at most this period
+      this.runTouchTimer = setInterval(() => this.persist((s) => s.touchRun(this.bootId, Date.now())), 5_000);
+      this.runTouchTimer.unref?.();
       const samples = store.loadSamples(now - store.retention.samplesMs);
       this.gpuHistory.restore?.(samples);
       const n = [...transitions.values()].reduce((sum, l) => sum + l.length, 0);
