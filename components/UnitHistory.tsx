@@ -20,7 +20,7 @@ export function UnitHistory({ name, current }: { name: string; current?: UnitSum
   const [hoverMs, setHoverMs] = useState<number | null>(null);
   // history for the widest range once; the components clip to the window
   const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
-  const { transitions, actions, samples, error } = useUnitHistory(name, sinceMs);
+  const { transitions, actions, samples, unobserved, error } = useUnitHistory(name, sinceMs);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -47,6 +47,7 @@ export function UnitHistory({ name, current }: { name: string; current?: UnitSum
         nowMs={now}
         onWindowChange={onWindowChange}
         unitName={name}
+        unobserved={unobserved}
         current={current ? { activeState: current.activeState, subState: current.subState, sinceUsec: current.stateChangeUsec } : undefined}
         hoverMs={hoverMs}
         onHoverMs={setHoverMs}
@@ -59,6 +60,7 @@ export function UnitHistory({ name, current }: { name: string; current?: UnitSum
         selectedGpuUuid={gpu}
         onSelectedGpuChange={setGpu}
         window={window}
+        unobserved={unobserved}
         hoverMs={hoverMs}
         onHoverMs={setHoverMs}
         height={200}

@@ -9,7 +9,7 @@ import { useEffect } from "react";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import type { ActionRecord } from "@/server/agent/hub";
-import type { GpuSample, UnitTransition } from "@/server/agent/types";
+import type { GpuSample, ObservationGap, UnitTransition } from "@/server/agent/types";
 
 export function mergeTransitions(history: UnitTransition[], live: UnitTransition[], unit: string): UnitTransition[] {
   const key = (t: UnitTransition) => `${t.atUsec}|${t.to.activeState}|${t.to.subState}`;
@@ -28,6 +28,8 @@ export function mergeSamples(history: GpuSample[], live: GpuSample[]): GpuSample
   const lastHistory = history.at(-1)?.atMs ?? 0;
   return [...history, ...live.filter((s) => s.atMs > lastHistory)];
 }
+
+const NO_GAPS: ObservationGap[] = [];
 
 export function useUnitHistory(name: string, sinceMs: number) {
   const trpc = useTRPC();
@@ -53,5 +55,7 @@ export function useUnitHistory(name: string, sinceMs: number) {
   for (const a of live.actions.values()) if (a.unit === name) actionMap.set(a.id, a);
   const actions = [...actionMap.values()].sort((a, b) => a.atMs - b.atMs);
   const samples = mergeSamples(gpuHistory.data ?? [], live.gpuRecent);
-  return { transitions, actions, samples, loading: timeline.isLoading, error: timeline.error?.message ?? null };
+  // Spans no agent watched: known only from history (an agent learns them when it starts), never live.
+  const unobserved = timeline.data?.unobserved ?? NO_GAPS;
+  return { transitions, actions, samples, unobserved, loading: timeline.isLoading, error: timeline.error?.message ?? null };
 }

@@ -51,3 +51,34 @@ describe("GpuMemoryChart (server render)", () => {
     expect(html).toContain("No GPU memory samples in this time range.");
   });
 });
+
+describe("GpuMemoryChart: spans no agent watched", () => {
+  // 12:02:10 – 12:03:40 (1 min 30 s) in the 10-minute window: 744 px for 600 s
+  const gap = { fromMs: T0 + 130_000, toMs: T0 + 220_000 };
+
+  it("shades a gap in view at the timeline's x, labelled, with a legend entry and a summary for screen readers", () => {
+    const html = render({ unobserved: [gap] });
+    const shades = html.match(/<div aria-hidden="true" data-testid="gpu-gap"[^>]*>/g) ?? [];
+    expect(shades).toHaveLength(1);
+    const x = 44 + (130 / 600) * 744;
+    expect(shades[0]).toContain(`left:${x}px`);
+    expect(shades[0]).toMatch(/class="gd-gap /);
+    expect(shades[0]).toContain("top:8px;bottom:24px");
+    // ≈ 112 px: room for the short text only
+    expect(html).toMatch(/data-testid="gpu-gap"[^>]*><span[^>]*>no samples<\/span>/);
+    expect(html).toMatch(/data-testid="gpu-legend-gap"><span[^>]*gd-gap[^>]*><\/span><dt>no samples: agent not running<\/dt>/);
+    expect(html).toMatch(/role="img" aria-label="GPU memory[^"]* No samples while no agent was running: 12:02:10 – 12:03:40 \(1 min 30 s\)\."/);
+  });
+
+  it("writes the whole label on a wide gap", () => {
+    const html = render({ unobserved: [{ fromMs: T0 + 300_000, toMs: T0 + 600_000 }] });
+    expect(html).toMatch(/data-testid="gpu-gap"[^>]*><span[^>]*>no samples: agent not running<\/span>/);
+  });
+
+  it("draws nothing for a gap outside the window", () => {
+    const html = render({ unobserved: [{ fromMs: T0 - 600_000, toMs: T0 - 60_000 }] });
+    expect(html).not.toContain("gpu-gap");
+    expect(html).not.toContain("agent not running");
+    expect(html).not.toContain("no agent was running");
+  });
+});

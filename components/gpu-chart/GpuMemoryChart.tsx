@@ -7,14 +7,17 @@
  * Shares the time axis with the StateTimeline above it: pass the timeline's window and the same
  * gutter, and a time sits at the same x in both (the y-axis occupies exactly gutter.left).
  * uPlot is loaded on first render in the browser (not part of the route's initial JS).
+ *
+ * Spans in which no agent ran (`unobserved`) have no samples: they are shaded with the same
+ * grey hatch as in the timeline and labelled, so a flat or missing stretch is not read as data.
  */
 import { useElementWidth } from "@/components/useElementWidth";
 import { useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { GpuSample } from "@/server/agent/types";
-import { formatGiBNumber, formatMiB, formatTime } from "@/components/format/format";
-import { TIME_GUTTER, timeScale, type TimeGutter } from "@/components/timeline/layout";
+import type { GpuSample, ObservationGap } from "@/server/agent/types";
+import { formatDuration, formatGiBNumber, formatMiB, formatTime } from "@/components/format/format";
+import { CHAR_PX, TIME_GUTTER, layoutGaps, timeScale, type TimeGutter } from "@/components/timeline/layout";
 import { timeTicks } from "@/components/timeline/ticks";
 import { MEMORY_CLASSES, MEMORY_CLASS_LABEL, StackCache, gpuList, stackMemory, type MemoryClass, type StackMode, type StackedMemory } from "./stack";
 
@@ -37,6 +40,8 @@ export interface GpuMemoryChartProps {
   height?: number;
   /** must equal the StateTimeline's for the time axes to line up */
   gutter?: TimeGutter;
+  /** spans in which no agent ran (no samples there): shaded and labelled */
+  unobserved?: readonly ObservationGap[];
   /** a time hovered in the timeline: drawn as a hairline */
   hoverMs?: number | null;
   onHoverMs?: (ms: number | null) => void;
@@ -44,6 +49,19 @@ export interface GpuMemoryChartProps {
   /** width before the first measurement (server render, tests) */
   initialWidth?: number;
   className?: string;
+}
+
+const NO_GAPS: readonly ObservationGap[] = [];
+/** The shading's text: what is (not) there and why. */
+export const GAP_CHART_LABEL = "no samples: agent not running";
+/** uPlot's plot area inside the box: top padding and the x-axis height below it. */
+const PLOT_TOP = 8;
+const X_AXIS = 24;
+
+/** The shading's text if the span is wide enough for it (the legend says it in full anyway). */
+function fitGapChartText(width: number): string | null {
+  for (const t of [GAP_CHART_LABEL, "no samples"]) if (t.length * CHAR_PX + 12 <= width) return t;
+  return null;
 }
 
 const CLASS_VAR: Record<MemoryClass, string> = {
@@ -140,6 +158,7 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
     window: win,
     height = 220,
     gutter = TIME_GUTTER,
+    unobserved = NO_GAPS,
     hoverMs = null,
     onHoverMs,
     timeZone,
@@ -168,6 +187,8 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
   }, [win, samples]);
   const scale = extent ? timeScale(extent.fromMs, extent.toMs, width || 800, gutter) : null;
   const effectiveGpu = mode === "per-gpu" ? (selectedGpuUuid ?? null) : null;
+  // the timeline's geometry on the same scale, so the shading sits under its veil to the pixel
+  const gapBoxes = scale ? layoutGaps(unobserved, scale) : [];
 
   const stack = useMemo(() => {
     if (!extent) return null;
@@ -358,6 +379,12 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
         `; total ${totalNow == null ? "not reported" : formatMiB(totalNow)}.` +
         (peakExited ? ` Peak memory held by exited processes in view: ${formatMiB(peakExited.miB)} at ${formatTime(peakExited.atMs, { timeZone })}.` : "")
       : "No GPU memory samples in this time range.";
+  const gapText =
+    measured && gapBoxes.length > 0
+      ? ` No samples while no agent was running: ${gapBoxes
+          .map((g) => `${formatTime(g.fromMs, { timeZone })} – ${formatTime(g.toMs, { timeZone })} (${formatDuration(g.toMs - g.fromMs)})`)
+          .join(", ")}.`
+      : "";
 
   const hoverX = !chartHovered && hoverMs != null && scale && extent && hoverMs >= extent.fromMs && hoverMs <= extent.toMs ? scale.x(hoverMs) : null;
   const empty = !stack || stack.sourcePoints === 0;
@@ -398,7 +425,7 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
         <div
           ref={plotRef}
           role="img"
-          aria-label={summary}
+          aria-label={summary + gapText}
           className="absolute inset-0"
           onPointerLeave={() => {
             setHoverIdx(null);
@@ -410,6 +437,29 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
             No GPU memory samples in this time range.
           </p>
         )}
+        {measured &&
+          gapBoxes.map((g) => (
+            <div
+              key={g.fromMs}
+              aria-hidden="true"
+              data-testid="gpu-gap"
+              className="gd-gap pointer-events-none absolute flex items-start justify-center overflow-hidden"
+              style={{
+                left: g.x,
+                width: g.width,
+                top: PLOT_TOP,
+                bottom: X_AXIS,
+                borderLeft: g.clippedStart ? undefined : "1px dashed var(--gd-gap-edge)",
+                borderRight: g.clippedEnd ? undefined : "1px dashed var(--gd-gap-edge)",
+              }}
+            >
+              {fitGapChartText(g.width) && (
+                <span className="mt-1 rounded border border-[var(--gd-gap-edge)] bg-[var(--gd-surface)] px-1 text-[10px] font-semibold whitespace-nowrap text-[var(--gd-surface-fg)]">
+                  {fitGapChartText(g.width)}
+                </span>
+              )}
+            </div>
+          ))}
         {hoverX != null && (
           <div aria-hidden="true" className="pointer-events-none absolute top-2 w-px" style={{ left: hoverX, bottom: 24, background: "var(--gd-hover)", opacity: 0.6 }} />
         )}
@@ -438,6 +488,13 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
           <dt>total</dt>
           <dd className="font-mono tabular-nums">{totalNow == null ? (at == null ? "n/a" : "not reported") : formatMiB(totalNow)}</dd>
         </div>
+        {measured && gapBoxes.length > 0 && (
+          <div className="flex items-center gap-1.5" data-testid="gpu-legend-gap">
+            <span aria-hidden="true" className="gd-gap inline-block h-3 w-5 shrink-0 rounded-sm border border-dashed border-[var(--gd-gap-edge)]" />
+            <dt>{GAP_CHART_LABEL}</dt>
+            <dd className="sr-only">{`${gapBoxes.length} ${gapBoxes.length === 1 ? "span" : "spans"} in view`}</dd>
+          </div>
+        )}
       </dl>
     </section>
   );

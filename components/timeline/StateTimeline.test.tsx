@@ -124,3 +124,66 @@ describe("StateTimeline (server render)", () => {
     expect(ms).toBeLessThan(1000);
   });
 });
+
+describe("StateTimeline: spans no agent watched", () => {
+  // 11:02:10 – 11:07:55 UTC, inside the 1 h window (11:00 – 12:00)
+  const gap = { fromMs: NOW - 3470_000, toMs: NOW - 3125_000 };
+  const label = "Agent not running 11:02:10 – 11:07:55 (5 min 45 s): states rebuilt from systemd&#x27;s timestamps, substates not observed";
+
+  it("draws a gap in view as a hatched veil with a focusable, labelled handle", () => {
+    const html = render({ unobserved: [gap] });
+    expect(html.match(/data-gap="\d+"/g) ?? []).toHaveLength(1);
+    expect(html).toContain('role="list" aria-label="Times no agent was running, in view"');
+    expect(html).toMatch(new RegExp(`role="listitem" aria-label="${label.replace(/[()]/g, "\\$&")}" tabindex="0" data-gap="0"`));
+    // the veil: the gap's own hatch pattern over a grey wash, not blocking the states below
+    expect(html).toMatch(/<pattern id="gdtl[\w-]*-gap"/);
+    expect(html).toMatch(/data-testid="gap-veils"/);
+    expect(html).toMatch(/<g aria-hidden="true" pointer-events="none" data-testid="gap-veils">.*fill="url\(#gdtl[\w-]*-gap\)"/);
+    expect(html).toContain("fill:var(--gd-gap-wash)");
+    // wide enough (5 min 45 s of 1 h ≈ 71 px) for the short text, not the long one
+    expect(html).toMatch(/<text[^>]*>no agent<\/text>/);
+    // the rebuilt states below are still drawn and focusable
+    expect(html.match(/data-seg="\d+"/g) ?? []).toHaveLength(6);
+  });
+
+  it("places the veil with the segments' x-scale", () => {
+    // a gap exactly as long as the 11:10:00 – 11:53:20 running segment covers it to the pixel
+    const html = render({ unobserved: [{ fromMs: NOW - 3000_000, toMs: NOW - 400_000 }] });
+    const seg = html.match(/aria-label="active \(running\) from 11:10:00 to 11:53:20[^"]*"[^>]*><rect x="([\d.]+)" y="20" width="([\d.]+)"/);
+    expect(seg).not.toBeNull();
+    expect(html).toContain(`<rect x="${seg![1]}" y="1" width="${seg![2]}" height="63" style="fill:var(--gd-gap-wash)"`);
+    expect(seg![1]).toBe("168"); // 44 + 600 s of 3 600 s × 744 px
+  });
+
+  it("draws nothing for a gap outside the window, and no legend entry", () => {
+    const html = render({ unobserved: [{ fromMs: NOW - 5 * 3_600_000, toMs: NOW - 4 * 3_600_000 }] });
+    expect(html).not.toContain("data-gap=");
+    expect(html).not.toContain("gap-veils");
+    expect(html).not.toContain("Agent not running");
+    expect(html).not.toContain("agent not running");
+    expect(html).not.toContain('data-testid="legend-gap"');
+  });
+
+  it("has a legend entry only while a gap is in view", () => {
+    expect(render()).not.toContain("agent not running");
+    const html = render({ unobserved: [gap] });
+    expect(html).toMatch(/<ul[^>]*aria-label="Legend">.*<li[^>]*data-testid="legend-gap"><svg[^>]*>.*<\/svg>agent not running<\/li>/);
+    // at 6 h the same gap is still in view
+    expect(render({ unobserved: [gap], range: "6h" })).toContain('data-testid="legend-gap"');
+  });
+
+  it("tells screen readers: in the summary and in a table with both ends and the duration", () => {
+    const html = render({ unobserved: [gap] });
+    expect(html).toMatch(/aria-label="State timeline of vllm.service, 11:00 to now, following now\. Now active \(running\) for 1 min 30 s\.[^"]* No agent was running during 1 span in view: states rebuilt from systemd&#x27;s timestamps, substates not observed\."/);
+    expect(html).toContain("<caption>Times no agent was running, in view: states rebuilt from systemd&#x27;s timestamps, substates not observed; no GPU memory samples</caption>");
+    expect(html).toContain("<td>11:02:10</td><td>11:07:55</td><td>5 min 45 s</td>");
+  });
+
+  it("labels a gap clipped by the window with its real ends", () => {
+    const long = { fromMs: NOW - 2 * 3_600_000, toMs: NOW - 3_300_000 }; // 10:00:00 – 11:05:00
+    const html = render({ unobserved: [long] });
+    expect(html).toContain('aria-label="Agent not running 10:00:00 – 11:05:00 (1 h 05 min): states rebuilt');
+    // starts at the plot's left edge, no dashed edge line there
+    expect(html).toContain('<rect x="44" y="1"');
+  });
+});

@@ -9,17 +9,22 @@
  * Interaction: drag (mouse or one finger) pans; pinch or Ctrl/⌘+wheel zooms around the
  * pointer; horizontal wheel pans; plain vertical wheel scrolls the page (a timeline that
  * captures the wheel traps people scrolling past it). Keyboard on the plot: ←/→ pan
- * (Shift: a half window), +/− zoom, L or End = live. Segments and markers are one tab stop
- * each (roving focus: ←/→/Home/End move between them), Enter pins the tooltip, Esc closes it.
+ * (Shift: a half window), +/− zoom, L or End = live. Segments, spans without an agent and
+ * markers are one tab stop each (roving focus: ←/→/Home/End move between them), Enter pins the
+ * tooltip, Esc closes it.
+ *
+ * Spans in which no agent watched the host (`unobserved`) are a grey, hatched veil over the lane:
+ * the states below them were rebuilt afterwards from systemd's timestamps (no substates), so
+ * they stay visible but read as second-hand. Their handle in the marker row carries the tooltip.
  */
 import { useElementWidth } from "@/components/useElementWidth";
 import { useCallback, useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent as ReactKeyboardEvent, PointerEvent as ReactPointerEvent, ReactNode } from "react";
-import type { UnitTransition } from "@/server/agent/types";
+import type { ObservationGap, UnitTransition } from "@/server/agent/types";
 import { formatDuration, formatSystemdTimestamp, formatTime } from "@/components/format/format";
 import { buildSegments, segmentDurationMs, summarizeSegments, type CurrentStateFallback, type TimelineSegment } from "./segments";
 import { STATE_STYLE_KEYS, stateStyle, type StatePattern, type StateStyle } from "./stateStyle";
-import { clusterBreakdown, layoutSegments, timeScale, TIME_GUTTER, type ClusterBox, type TimeGutter, type TimeScale } from "./layout";
+import { CHAR_PX, clusterBreakdown, layoutGaps, layoutSegments, timeScale, TIME_GUTTER, type ClusterBox, type GapBox, type TimeGutter, type TimeScale } from "./layout";
 import { timeTicks } from "./ticks";
 import { RANGE_LABEL, RANGE_MS, TIME_RANGES, followView, reduceView, resolveWindow, type TimeRange, type ViewAction, type ViewState } from "./view";
 
@@ -53,6 +58,8 @@ export interface StateTimelineProps {
   unitName?: string;
   /** Current state to show when there are no transitions yet. */
   current?: CurrentStateFallback;
+  /** Spans in which no agent watched the host (oldest first): drawn as a hatched veil over the lane. */
+  unobserved?: readonly ObservationGap[];
   /** Must match the chart's gutter for the time axes to line up. */
   gutter?: TimeGutter;
   /** A time hovered elsewhere (the chart): drawn as a hairline. */
@@ -71,7 +78,10 @@ const AXIS = 22;
 const HEIGHT = MARKER_ROW + LANE + AXIS;
 const LANE_TOP = MARKER_ROW;
 
-type Tip = { kind: "segment"; index: number; pinned: boolean } | { kind: "marker"; index: number; pinned: boolean };
+type TipKind = "segment" | "marker" | "gap";
+type Tip = { kind: TipKind; index: number; pinned: boolean };
+
+const NO_GAPS: readonly ObservationGap[] = [];
 
 const FAILED_JOB_RESULTS = new Set(["failed", "timeout", "canceled", "dependency"]);
 
@@ -87,6 +97,14 @@ function segmentLabel(s: TimelineSegment, style: StateStyle, nowMs: number, time
   const from = s.realStartMs == null ? "before the recorded history" : formatTime(s.realStartMs, { timeZone });
   const to = s.open ? "now" : formatTime(s.realEndMs ?? s.endMs, { timeZone });
   return `${style.label} from ${from} to ${to}${d == null ? "" : `, ${s.open ? "so far " : ""}${formatDuration(d)}`}${s.result && s.result !== "success" ? `, result ${s.result}` : ""}`;
+}
+
+/** What a span without an agent means, for its label and tooltip. */
+const GAP_MEANING = "states rebuilt from systemd's timestamps, substates not observed";
+
+/** "Agent not running 14:02:10 – 14:07:55 (5 min 45 s): states rebuilt …": the whole span, also when clipped. */
+function gapLabel(g: { fromMs: number; toMs: number }, timeZone?: string): string {
+  return `Agent not running ${formatTime(g.fromMs, { timeZone })} – ${formatTime(g.toMs, { timeZone })} (${formatDuration(g.toMs - g.fromMs)}): ${GAP_MEANING}`;
 }
 
 /** SVG pattern tiles drawn over a state's fill colour. */
@@ -112,6 +130,10 @@ function PatternDefs({ idPrefix }: { idPrefix: string }) {
       <pattern id={`${idPrefix}-crosshatch`} width="7" height="7" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
         <line x1="0" y1="0" x2="0" y2="7" style={ink} strokeWidth="1.5" />
         <line x1="0" y1="0" x2="7" y2="0" style={ink} strokeWidth="1.5" />
+      </pattern>
+      {/* no agent watching: wider, steeper and in its own ink, unlike any state's pattern */}
+      <pattern id={`${idPrefix}-gap`} width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(-60)">
+        <line x1="0" y1="0" x2="0" y2="8" style={{ stroke: "var(--gd-gap-ink)" }} strokeWidth="1.5" />
       </pattern>
     </defs>
   );
@@ -168,6 +190,7 @@ export function StateTimeline(props: StateTimelineProps) {
     onWindowChange,
     unitName,
     current,
+    unobserved = NO_GAPS,
     gutter = TIME_GUTTER,
     hoverMs = null,
     onHoverMs,
@@ -211,6 +234,7 @@ export function StateTimeline(props: StateTimelineProps) {
     [win.fromMs, win.toMs, width, gutter.left, gutter.right],
   );
   const boxes = useMemo(() => layoutSegments(segments, scale), [segments, scale]);
+  const gapBoxes = useMemo(() => layoutGaps(unobserved, scale), [unobserved, scale]);
   const visibleMarkers = useMemo(
     () => markers.map((m, i) => ({ m, i })).filter(({ m }) => m.atMs >= win.fromMs && m.atMs <= win.toMs).sort((a, b) => a.m.atMs - b.m.atMs),
     [markers, win.fromMs, win.toMs],
@@ -225,11 +249,15 @@ export function StateTimeline(props: StateTimelineProps) {
   const [tip, setTip] = useState<Tip | null>(null);
   const [segFocus, setSegFocus] = useState<number | null>(null);
   const [markerFocus, setMarkerFocus] = useState<number | null>(null);
+  const [gapFocus, setGapFocus] = useState<number | null>(null);
   const segRefs = useRef<(SVGGElement | null)[]>([]);
   const markerRefs = useRef<(SVGGElement | null)[]>([]);
+  const gapRefs = useRef<(SVGGElement | null)[]>([]);
   const rovingSeg = segFocus != null && segFocus < boxes.length ? segFocus : boxes.length - 1;
   const rovingMarker = markerFocus != null && markerFocus < visibleMarkers.length ? markerFocus : visibleMarkers.length - 1;
-  const tipValid = tip && (tip.kind === "segment" ? tip.index < boxes.length : tip.index < visibleMarkers.length) ? tip : null;
+  const rovingGap = gapFocus != null && gapFocus < gapBoxes.length ? gapFocus : gapBoxes.length - 1;
+  const countOf = (kind: TipKind) => (kind === "segment" ? boxes.length : kind === "marker" ? visibleMarkers.length : gapBoxes.length);
+  const tipValid = tip && tip.index < countOf(tip.kind) ? tip : null;
 
   const showTip = useCallback((next: Tip | null) => {
     setTip((prev) => {
@@ -250,19 +278,27 @@ export function StateTimeline(props: StateTimelineProps) {
     setMarkerFocus(j);
     markerRefs.current[j]?.focus();
   };
+  const focusGap = (i: number) => {
+    const j = Math.max(0, Math.min(gapBoxes.length - 1, i));
+    setGapFocus(j);
+    gapRefs.current[j]?.focus();
+  };
 
   // --- keyboard --------------------------------------------------------------------------
   const onKeyDown = (e: ReactKeyboardEvent<HTMLDivElement>) => {
     const target = e.target as Element;
     const segIdx = target.getAttribute?.("data-seg");
     const markerIdx = target.getAttribute?.("data-marker");
+    const gapIdx = target.getAttribute?.("data-gap");
     const span = win.toMs - win.fromMs;
-    const item = segIdx != null ? { kind: "segment" as const, i: Number(segIdx) } : markerIdx != null ? { kind: "marker" as const, i: Number(markerIdx) } : null;
+    const item: { kind: TipKind; i: number } | null =
+      segIdx != null ? { kind: "segment", i: Number(segIdx) } : markerIdx != null ? { kind: "marker", i: Number(markerIdx) } : gapIdx != null ? { kind: "gap", i: Number(gapIdx) } : null;
     if (item && (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End")) {
-      const count = item.kind === "segment" ? boxes.length : visibleMarkers.length;
+      const count = countOf(item.kind);
       const next = e.key === "Home" ? 0 : e.key === "End" ? count - 1 : item.i + (e.key === "ArrowLeft" ? -1 : 1);
       if (item.kind === "segment") focusSegment(next);
-      else focusMarker(next);
+      else if (item.kind === "marker") focusMarker(next);
+      else focusGap(next);
       e.preventDefault();
       return;
     }
@@ -391,6 +427,10 @@ export function StateTimeline(props: StateTimelineProps) {
   const measured = width > 0;
   const nowX = nowMs >= win.fromMs && nowMs <= win.toMs ? scale.x(nowMs) : null;
   const hoverX = hoverMs != null && hoverMs >= win.fromMs && hoverMs <= win.toMs ? scale.x(hoverMs) : null;
+  const gapSummary =
+    gapBoxes.length === 0
+      ? ""
+      : ` No agent was running during ${gapBoxes.length === 1 ? "1 span" : `${gapBoxes.length} spans`} in view: ${GAP_MEANING}.`;
   const legendStyles = useMemo(() => {
     const seen = new Map<string, StateStyle>();
     for (const s of segments) {
@@ -410,11 +450,14 @@ export function StateTimeline(props: StateTimelineProps) {
         x: b.x + b.width / 2,
         content:
           b.kind === "segment" ? (
-            <SegmentTip segment={b.segment} style={b.style} nowMs={nowMs} timeZone={timeZone} />
+            <SegmentTip segment={b.segment} style={b.style} nowMs={nowMs} timeZone={timeZone} unobserved={overlapsGap(gapBoxes, b.segment.startMs, b.segment.endMs)} />
           ) : (
             <ClusterTip cluster={b} nowMs={nowMs} timeZone={timeZone} />
           ),
       };
+    } else if (tipValid.kind === "gap") {
+      const g = gapBoxes[tipValid.index]!;
+      tipBox = { x: g.x + g.width / 2, content: <GapTip gap={g} nowMs={nowMs} timeZone={timeZone} /> };
     } else {
       const { m } = visibleMarkers[tipValid.index]!;
       tipBox = { x: scale.x(m.atMs), content: <MarkerTip marker={m} nowMs={nowMs} timeZone={timeZone} /> };
@@ -469,7 +512,7 @@ export function StateTimeline(props: StateTimelineProps) {
           tabIndex={0}
           role="group"
           aria-roledescription="timeline"
-          aria-label={measured ? `${title}, ${windowText}${following ? ", following now" : ""}. ${summary}` : title}
+          aria-label={measured ? `${title}, ${windowText}${following ? ", following now" : ""}. ${summary}${gapSummary}` : title}
           aria-describedby={helpId}
           className="relative rounded-md outline-none select-none focus-visible:ring-2 focus-visible:ring-[var(--gd-focus)]"
           style={{ touchAction: "pan-y", height: HEIGHT }}
@@ -484,7 +527,7 @@ export function StateTimeline(props: StateTimelineProps) {
           onDoubleClick={(e) => dispatch({ type: "zoom", factor: 0.5, anchorMs: scale.ms(localX(e.clientX)) })}
           onClick={(e) => {
             // A click on empty lane closes a pinned tooltip.
-            if (!(e.target as Element).closest?.("[data-seg],[data-marker]")) setTip(null);
+            if (!(e.target as Element).closest?.("[data-seg],[data-marker],[data-gap]")) setTip(null);
           }}
         >
           {width > 0 && (
@@ -580,6 +623,84 @@ export function StateTimeline(props: StateTimelineProps) {
                 })}
               </g>
 
+              {/* no agent watching: a veil over the lane that lets the rebuilt states below show
+                  through and lets pointer events reach them; its handle in the marker row is the
+                  focusable item with the tooltip */}
+              {gapBoxes.length > 0 && (
+                <g aria-hidden="true" pointerEvents="none" data-testid="gap-veils">
+                  {gapBoxes.map((g) => (
+                    <g key={`v${g.fromMs}`}>
+                      <rect x={g.x} y={1} width={g.width} height={LANE_TOP + LANE - 1} style={{ fill: "var(--gd-gap-wash)" }} />
+                      <rect x={g.x} y={1} width={g.width} height={LANE_TOP + LANE - 1} fill={`url(#${idPrefix}-gap)`} />
+                      {!g.clippedStart && <line x1={g.x} x2={g.x} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />}
+                      {!g.clippedEnd && (
+                        <line x1={g.x + g.width} x2={g.x + g.width} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />
+                      )}
+                    </g>
+                  ))}
+                </g>
+              )}
+              {gapBoxes.length > 0 && (
+                <g role="list" aria-label="Times no agent was running, in view">
+                  {gapBoxes.map((g, i) => {
+                    const active = tipValid?.kind === "gap" && tipValid.index === i;
+                    const text = fitGapText(g.width);
+                    return (
+                      <g
+                        key={`g${g.fromMs}`}
+                        ref={(el) => {
+                          gapRefs.current[i] = el;
+                        }}
+                        role="listitem"
+                        aria-label={gapLabel(g, timeZone)}
+                        tabIndex={i === rovingGap ? 0 : -1}
+                        data-gap={i}
+                        className="cursor-pointer outline-none"
+                        onFocus={() => {
+                          setGapFocus(i);
+                          showTip({ kind: "gap", index: i, pinned: false });
+                        }}
+                        onBlur={() => showTip(null)}
+                        onMouseEnter={() => showTip({ kind: "gap", index: i, pinned: false })}
+                        onMouseLeave={() => showTip(null)}
+                        onClick={() => setTip((prev) => (prev?.pinned && prev.kind === "gap" && prev.index === i ? null : { kind: "gap", index: i, pinned: true }))}
+                      >
+                        {/* hit area: the marker row only, so the states below stay hoverable */}
+                        <rect x={g.x} y={0} width={Math.max(g.width, 8)} height={LANE_TOP} fill="transparent" />
+                        {text && (
+                          <g aria-hidden="true" pointerEvents="none">
+                            <rect
+                              x={g.x + g.width / 2 - (text.length * CHAR_PX + 6) / 2}
+                              y={3}
+                              width={text.length * CHAR_PX + 6}
+                              height={14}
+                              rx={3}
+                              style={{ fill: "var(--gd-surface)", stroke: "var(--gd-gap-edge)" }}
+                              strokeWidth={0.75}
+                            />
+                            <text x={g.x + g.width / 2} y={14} textAnchor="middle" style={{ fill: "var(--gd-surface-fg)", fontSize: 10, fontWeight: 600 }}>
+                              {text}
+                            </text>
+                          </g>
+                        )}
+                        {active && (
+                          <rect
+                            x={g.x - 1}
+                            y={0}
+                            width={g.width + 2}
+                            height={LANE_TOP + LANE + 1}
+                            fill="none"
+                            style={{ stroke: "var(--gd-focus)" }}
+                            strokeWidth={2}
+                            pointerEvents="none"
+                          />
+                        )}
+                      </g>
+                    );
+                  })}
+                </g>
+              )}
+
               {nowX != null && (
                 <g aria-hidden="true" pointerEvents="none">
                   <line x1={nowX} x2={nowX} y1={LANE_TOP - 4} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-now)" }} strokeWidth={2} />
@@ -672,6 +793,16 @@ export function StateTimeline(props: StateTimelineProps) {
                 {s.label}
               </li>
             ))}
+            {gapBoxes.length > 0 && (
+              <li className="flex items-center gap-1.5" data-testid="legend-gap">
+                <svg width={22} height={12} aria-hidden="true" className="shrink-0">
+                  <rect x={0} y={0} width={22} height={12} style={{ fill: "var(--gd-gap-wash)" }} />
+                  <rect x={0} y={0} width={22} height={12} fill={`url(#${idPrefix}-gap)`} />
+                  <rect x={0.5} y={0.5} width={21} height={11} fill="none" style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />
+                </svg>
+                agent not running
+              </li>
+            )}
             {visibleMarkers.length > 0 && (
               <li className="flex items-center gap-1.5">
                 <svg width={12} height={12} aria-hidden="true">
@@ -733,6 +864,29 @@ export function StateTimeline(props: StateTimelineProps) {
             </tbody>
           </table>
           </div>
+          {gapBoxes.length > 0 && (
+            <div className="sr-only">
+              <table>
+                <caption>{`Times no agent was running, in view: ${GAP_MEANING}; no GPU memory samples`}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">From</th>
+                    <th scope="col">To</th>
+                    <th scope="col">Duration</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {gapBoxes.map((g) => (
+                    <tr key={g.fromMs}>
+                      <td>{formatTime(g.fromMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                      <td>{formatTime(g.toMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                      <td>{formatDuration(g.toMs - g.fromMs)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           {visibleMarkers.length > 0 && (
             <div className="sr-only">
             <table>
@@ -775,7 +929,7 @@ function TipRow({ name, children }: { name: string; children: ReactNode }) {
       );
     }
 
-function SegmentTip({ segment: s, style, nowMs, timeZone }: { segment: TimelineSegment; style: StateStyle; nowMs: number; timeZone?: string }) {
+function SegmentTip({ segment: s, style, nowMs, timeZone, unobserved }: { segment: TimelineSegment; style: StateStyle; nowMs: number; timeZone?: string; unobserved?: boolean }) {
   const d = segmentDurationMs(s, nowMs);
   const endMs = s.realEndMs;
   const exact = (usec: number | null) =>
@@ -811,6 +965,7 @@ function SegmentTip({ segment: s, style, nowMs, timeZone }: { segment: TimelineS
         </TipRow>
         <TipRow name={s.open ? "So far" : "Lasted"}>{d == null ? "unknown (began before the recorded history)" : formatDuration(d)}</TipRow>
         {s.result && <TipRow name="Result">{s.result}</TipRow>}
+        {unobserved && <TipRow name="Observed">no agent running for part or all of it: rebuilt from systemd&apos;s timestamps</TipRow>}
         {s.inRestartCycle && <TipRow name="Restart=">step of an automatic restart cycle</TipRow>}
         {s.mainPid || s.controlPid || s.nRestarts ? (
           <TipRow name="Process">
@@ -820,6 +975,34 @@ function SegmentTip({ segment: s, style, nowMs, timeZone }: { segment: TimelineS
           </TipRow>
         ) : null}
       </dl>
+    </div>
+  );
+}
+
+/** Whether [startMs, endMs] shares time with one of the (window-clipped) spans without an agent. */
+function overlapsGap(gaps: readonly GapBox[], startMs: number, endMs: number): boolean {
+  return gaps.some((g) => g.startMs < endMs && g.endMs > startMs);
+}
+
+/** The handle's text, if the span is wide enough for it. */
+function fitGapText(width: number): string | null {
+  for (const t of ["agent not running", "no agent"]) if (t.length * CHAR_PX + 10 <= width) return t;
+  return null;
+}
+
+function GapTip({ gap: g, nowMs, timeZone }: { gap: GapBox; nowMs: number; timeZone?: string }) {
+  return (
+    <div className="pr-4">
+      <div className="mb-1 font-semibold">Agent not running</div>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-2 gap-y-0.5">
+        <TipRow name="From">{formatTime(g.fromMs, { timeZone, date: "auto", relativeToMs: nowMs })}</TipRow>
+        <TipRow name="To">{formatTime(g.toMs, { timeZone, date: "auto", relativeToMs: nowMs })}</TipRow>
+        <TipRow name="Lasted">{formatDuration(g.toMs - g.fromMs)}</TipRow>
+      </dl>
+      <p className="mt-1 max-w-72">
+        No agent watched the host. The states in this span were rebuilt from systemd&apos;s timestamps afterwards; substates were not observed and
+        GPU memory was not sampled.
+      </p>
     </div>
   );
 }

@@ -131,3 +131,57 @@ export function layoutSegments(segments: readonly TimelineSegment[], scale: Time
   flushRun();
   return out;
 }
+
+/** A span no agent watched (ObservationGap), placed on the time axis. */
+export interface GapBox {
+  /** the whole span, as reported (may reach outside the window) */
+  fromMs: number;
+  toMs: number;
+  /** the part inside the window */
+  startMs: number;
+  endMs: number;
+  /** the span began before the window / ends after it */
+  clippedStart: boolean;
+  clippedEnd: boolean;
+  x: number;
+  width: number;
+}
+
+/**
+ * Spans in which no agent watched the host, clipped to the scale's window and placed with the
+ * same x as the segments (and the GPU chart, which shares the scale). Spans outside the window
+ * and empty or malformed ones are dropped; overlapping ones are merged, so a span is drawn once.
+ * Sorted oldest first. A span narrower than MIN_SEGMENT_PX still gets a sliver.
+ */
+export function layoutGaps(gaps: readonly { fromMs: number; toMs: number }[], scale: TimeScale): GapBox[] {
+  const valid = gaps
+    .filter((g) => Number.isFinite(g.fromMs) && Number.isFinite(g.toMs) && g.toMs > g.fromMs)
+    .map((g) => ({ fromMs: g.fromMs, toMs: g.toMs }))
+    .sort((a, b) => a.fromMs - b.fromMs);
+  const merged: { fromMs: number; toMs: number }[] = [];
+  for (const g of valid) {
+    const last = merged.at(-1);
+    if (last && g.fromMs <= last.toMs) last.toMs = Math.max(last.toMs, g.toMs);
+    else merged.push(g);
+  }
+  const right = scale.left + scale.width;
+  const out: GapBox[] = [];
+  for (const g of merged) {
+    if (g.toMs <= scale.fromMs || g.fromMs >= scale.toMs) continue;
+    const startMs = Math.max(g.fromMs, scale.fromMs);
+    const endMs = Math.min(g.toMs, scale.toMs);
+    const x0 = scale.x(startMs);
+    const width = Math.max(MIN_SEGMENT_PX, scale.x(endMs) - x0);
+    out.push({
+      fromMs: g.fromMs,
+      toMs: g.toMs,
+      startMs,
+      endMs,
+      clippedStart: g.fromMs < scale.fromMs,
+      clippedEnd: g.toMs > scale.toMs,
+      x: Math.min(x0, right - width),
+      width,
+    });
+  }
+  return out;
+}
