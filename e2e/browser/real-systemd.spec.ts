@@ -146,5 +146,29 @@ test.describe("npm start mode on a real systemd", () => {
       expect(host.agent.sequence(REAL_UNIT, stopMark)).toEqual(["active/running → deactivating/stop-sigterm", "deactivating/stop-sigterm → inactive/dead"]);
       await shot(page, "stopped");
     });
+
+    await test.step("the agent restarts while someone starts the unit by hand: the page keeps its history and marks the span no agent watched", async () => {
+      await host.restartAgent(async () => {
+        // the page says it lost the live feed rather than showing a frozen picture as current
+        await expect(page.getByTestId("connection")).not.toHaveAttribute("data-state", "live");
+        await host.sandbox.systemctl(["start", REAL_UNIT]); // waits out the ExecStartPre
+      });
+      await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live", { timeout: 20_000 });
+      await expect(badge).toHaveText("active (running)");
+      expect(await host.showUnit(["ActiveState", "SubState"])).toEqual({ ActiveState: "active", SubState: "running" });
+      const gaps = page.getByRole("list", { name: "Times no agent was running, in view" }).getByRole("listitem");
+      await expect(gaps).toHaveCount(1);
+      await expect(gaps.first()).toHaveAttribute("aria-label", /^Agent not running .+ – .+ \(.+\): states rebuilt from systemd's timestamps/);
+      // what the first agent saw is still there, with the action and its reason
+      const states = page.getByRole("list", { name: "States in view" });
+      await expect(states.getByRole("listitem", { name: /^activating \(start-pre\) from / })).toHaveCount(1);
+      await expect(states.getByRole("listitem", { name: /^active \(running\) from .* to now/ })).toHaveCount(1);
+      await expect(page.getByRole("list", { name: "Actions in view" }).getByRole("listitem", { name: /e2e: stop the real unit/ })).toHaveCount(1);
+      // the journal resumes after its last line: the start done by hand is there, once
+      const started = page.getByTestId("journal-line").filter({ hasText: `Started ${REAL_UNIT} - ${REAL_UNIT_DESCRIPTION}.` });
+      await expect(started).toHaveCount(2, { timeout: 20_000 });
+      await expect(page.getByTestId("journal")).not.toContainText("stream interrupted");
+      await shot(page, "after-agent-restart");
+    });
   });
 });

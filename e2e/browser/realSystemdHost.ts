@@ -43,6 +43,11 @@ export interface RealSystemdHost {
   panelUrl: string;
   /** `systemctl show` of the unit inside the sandbox: what systemd itself says, to compare with the page. */
   showUnit(properties: readonly string[]): Promise<Record<string, string>>;
+  /**
+   * Stop the agent, run `whileDown` (nobody watches systemd meanwhile), start it again on the same
+   * address and token (so the panel reconnects), as an upgrade or a crash-and-restart would.
+   */
+  restartAgent(whileDown: () => Promise<void>): Promise<void>;
   /** Stops the panel, the agent and the sandbox, removes the data dir; throws if anything is left. */
   stop(): Promise<void>;
 }
@@ -137,7 +142,7 @@ export async function startRealSystemdHost(): Promise<RealSystemdHost> {
     await sandbox.writeFile(`/etc/systemd/system/${REAL_UNIT}`, REAL_UNIT_FILE);
     await sandbox.systemctl(["daemon-reload"]);
 
-    const agent = await RunningAgent.start(sandbox, { units: AGENT_UNITS });
+    let agent = await RunningAgent.start(sandbox, { units: AGENT_UNITS });
     cleanups.push(() => agent.stop());
 
     const panelPort = await freePort();
@@ -164,9 +169,16 @@ export async function startRealSystemdHost(): Promise<RealSystemdHost> {
       if (panel.child.exitCode === null && panel.child.signalCode === null) throw new Error(`panel (pid ${panel.child.pid}) still running`);
     });
 
-    return {
+    const host: RealSystemdHost = {
       sandbox,
       agent,
+      restartAgent: async (whileDown) => {
+        const { port } = new URL(agent.url);
+        await agent.stop();
+        await whileDown();
+        agent = await RunningAgent.start(sandbox, { units: AGENT_UNITS, port: Number(port), token: agent.token });
+        host.agent = agent;
+      },
       panelUrl: `http://127.0.0.1:${panelPort}`,
       showUnit: async (properties) => {
         const r = await sandbox.systemctl(["show", `--property=${properties.join(",")}`, "--", REAL_UNIT]);
@@ -179,6 +191,7 @@ export async function startRealSystemdHost(): Promise<RealSystemdHost> {
       },
       stop,
     };
+    return host;
   } catch (err) {
     await stop().catch((e: Error) => console.error(`[real-systemd] cleanup after a failed start: ${e.message}`));
     throw err;

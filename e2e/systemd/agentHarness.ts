@@ -54,9 +54,10 @@ export class RunningAgent {
     readonly client: AgentClient,
   ) {}
 
-  static async start(sb: Sandbox, opts: { units: string; env?: Record<string, string> }): Promise<RunningAgent> {
-    const port = await freePort();
-    const token = randomBytes(24).toString("hex");
+  /** `port` and `token` of an earlier agent make this one its restart (a panel keeps its URL). */
+  static async start(sb: Sandbox, opts: { units: string; env?: Record<string, string>; port?: number; token?: string }): Promise<RunningAgent> {
+    const port = opts.port ?? (await freePort());
+    const token = opts.token ?? randomBytes(24).toString("hex");
     const statePath = "/run/fake-nvidia-smi.json";
     await sb.writeFile(statePath, JSON.stringify({ gpus: [fakeGpu(0)], allocations: [] }));
     const proc = sb.spawn(["node", "--import", "tsx", "server/agent/main.ts"], {

@@ -291,6 +291,7 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
     const unit = "e2e-logger.service";
     const start = await agent.client.units.start.mutate({ name: unit });
     expect(await agent.jobResult(start.jobId!)).toBe("done");
+    const cursors: string[] = [];
     const ticks = await new Promise<string[]>((resolve, reject) => {
       const got: string[] = [];
       const timer = setTimeout(() => reject(new Error(`only got ${JSON.stringify(got)}`)), 10_000);
@@ -298,8 +299,11 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
         { name: unit },
         {
           onData: (d: unknown) => {
-            const entry = (d && typeof d === "object" && "data" in d ? (d as { data: { message: string } }).data : d) as { message: string };
-            if (entry.message.startsWith("tick ")) got.push(entry.message);
+            const entry = (d && typeof d === "object" && "data" in d ? (d as { data: { message: string; cursor: string } }).data : d) as { message: string; cursor: string };
+            if (entry.message.startsWith("tick ")) {
+              got.push(entry.message);
+              cursors.push(entry.cursor);
+            }
             if (got.length === 3) {
               clearTimeout(timer);
               sub.unsubscribe();
@@ -313,6 +317,28 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
     const numbers = ticks.map((t) => Number(t.slice(5)));
     expect(numbers[1]).toBe(numbers[0]! + 1);
     expect(numbers[2]).toBe(numbers[0]! + 2);
+
+    // a client that reconnects after the first tick gets the next ones first: nothing lost or repeated
+    const resumed = await new Promise<string[]>((resolve, reject) => {
+      const got: string[] = [];
+      const timer = setTimeout(() => reject(new Error(`only got ${JSON.stringify(got)}`)), 10_000);
+      const sub = agent.client.units.followJournal.subscribe(
+        { name: unit, lastEventId: cursors[0] },
+        {
+          onData: (d: unknown) => {
+            const entry = (d && typeof d === "object" && "data" in d ? (d as { data: { message: string } }).data : d) as { message: string };
+            if (entry.message.startsWith("tick ")) got.push(entry.message);
+            if (got.length === 2) {
+              clearTimeout(timer);
+              sub.unsubscribe();
+              resolve(got);
+            }
+          },
+          onError: reject,
+        },
+      );
+    });
+    expect(resumed).toEqual(ticks.slice(1, 3));
     const backlog = await agent.client.units.journal.query({ name: unit, lines: 3 });
     expect(backlog).toHaveLength(3);
     expect(backlog.every((e) => e.pid !== null && e.unit === unit)).toBe(true);

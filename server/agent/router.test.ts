@@ -53,6 +53,29 @@ describe("agent router (simulated host)", () => {
     await s.hub.close();
   });
 
+  it("a journal stream resumed after a line first sends what came after it (long cursors accepted)", async () => {
+    await s.caller.units.stop({ name: "vllm-embed-small.service" }); // writes a few lines
+    await vi.waitFor(async () => expect((await s.caller.units.journal({ name: "vllm-embed-small.service", lines: 5 })).length).toBeGreaterThanOrEqual(3), { timeout: 5000 });
+    const backlog = await s.caller.units.journal({ name: "vllm-embed-small.service", lines: 5 });
+    const ctl = new AbortController();
+    const caller = createCallerFactory(s.router)(admin, { signal: ctl.signal });
+    const from = backlog.at(-3)!;
+    const lines = await caller.units.followJournal({ name: "vllm-embed-small.service", lastEventId: from.cursor });
+    const got: string[] = [];
+    for await (const item of lines as AsyncIterable<unknown>) {
+      got.push((item as [string, { cursor: string }])[0]);
+      if (got.length === 2) break;
+    }
+    ctl.abort();
+    expect(got).toEqual(backlog.slice(-2).map((l) => l.cursor));
+    // a real journald cursor is ~150 characters; the schema must take it
+    const real = "s=0f1e2d3c4b5a69788796a5b4c3d2e1f0;i=1a2b;b=0123456789abcdef0123456789abcdef;m=1234567890;t=61f2a3b4c5d6e;x=fedcba9876543210";
+    const c2 = new AbortController();
+    const resumed = await createCallerFactory(s.router)(admin, { signal: c2.signal }).units.followJournal({ name: "vllm-embed-small.service", lastEventId: real });
+    c2.abort();
+    await (resumed as AsyncIterable<unknown>)[Symbol.asyncIterator]().return?.();
+  });
+
   it("streams that end leave no listener behind on the agent's shutdown signal", async () => {
     const before = getEventListeners(s.shutdown.signal, "abort").length;
     for (let i = 0; i < 12; i++) await collect(s, undefined, (e) => e.length >= 1);

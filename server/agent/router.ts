@@ -23,7 +23,8 @@ export interface AgentRouterDeps {
 
 const reasonSchema = z.string().trim().max(500, "reason is longer than 500 characters").optional();
 const actionInput = z.object({ name: unitNameSchema, reason: reasonSchema }).strict();
-const lastEventIdSchema = z.string().max(100).nullish();
+// event ids are short; journal cursors (systemd's "s=…;i=…;b=…;m=…;t=…;x=…") are ~150 characters
+const lastEventIdSchema = z.string().max(1000).nullish();
 
 export function createAgentRouter(deps: AgentRouterDeps) {
   const { hub, unitGlobs } = deps;
@@ -135,7 +136,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
         const name = allowed(input.name);
         const abort = linkedAbort(signal, deps.shutdown);
         try {
-          for await (const entry of hub.host.systemd.followJournal(name, abort.signal)) {
+          for await (const entry of hub.host.systemd.followJournal(name, abort.signal, { afterCursor: input.lastEventId ?? undefined })) {
             yield tracked(entry.cursor, entry);
           }
         } finally {

@@ -256,8 +256,11 @@ export interface SystemdAdapter {
   /** Queue a job and return at once with systemd's job id. Never waits for the job. */
   act(name: string, action: UnitAction): Promise<{ jobId: number | null }>;
   journal(name: string, lines: number): Promise<JournalEntry[]>;
-  /** Live journal tail; ends when signal aborts. */
-  followJournal(name: string, signal: AbortSignal): AsyncIterable<JournalEntry>;
+  /**
+   * Live journal tail; ends when signal aborts. With `afterCursor` (a reconnecting client's last
+   * line) it first sends what was written after that line, so a reconnect loses nothing.
+   */
+  followJournal(name: string, signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
 }
 
 export interface GpuAdapter {

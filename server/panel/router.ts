@@ -73,7 +73,8 @@ const actionInput = z
     confirmed: z.boolean().optional(),
   })
   .strict();
-const lastEventIdSchema = z.string().max(100).nullish();
+// event ids are short; journal cursors (systemd's "s=…;i=…;b=…;m=…;t=…;x=…") are ~150 characters
+const lastEventIdSchema = z.string().max(1000).nullish();
 const usernameInput = z.string().max(256);
 const passwordInput = z.string().max(2048);
 

@@ -187,8 +187,14 @@ export class SimSystemd implements SystemdAdapter {
     return mine.slice(Math.max(0, mine.length - lines));
   }
 
-  async *followJournal(name: string, signal: AbortSignal): AsyncIterable<JournalEntry> {
+  async *followJournal(name: string, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
     const queue: JournalEntry[] = [];
+    if (opts.afterCursor) {
+      // what a reconnecting client missed (nothing when its line is no longer kept)
+      const mine = this.journalLines.filter((l) => l.unit === name);
+      const at = mine.findIndex((l) => l.cursor === opts.afterCursor);
+      if (at >= 0) queue.push(...mine.slice(at + 1));
+    }
     let wake: (() => void) | null = null;
     const onLine = (e: JournalEntry) => {
       if (e.unit !== name) return;

@@ -33,7 +33,7 @@ import { matchesUnitGlobs, unitNameProblem } from "../unitNames";
 import { BusConnection, BusError, SYSTEM_BUS_DEFAULT, type CallRequest, type SignalMessage } from "./bus";
 import { cgroupPids, detectCgroupRoot } from "./cgroups";
 import { jobIdFromPath, jsonSafe, num, parseJobRef, str, unwrapProps, type PlainProps } from "./dbusValues";
-import { findJobResult, followJournal, readJournal, type JournalSource } from "./journal";
+import { findJobResult, followJournal, JOURNAL_MAX_LINES, readJournal, type JournalSource } from "./journal";
 import { detailFromProps, snapshotFromProps, stateReadingFromProps, summaryFromProps, type UnitSnapshot } from "./unitProps";
 import { firstObservation, liveTransition, reconcileTransitions } from "./transitions";
 
@@ -284,7 +284,9 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     if (signal.aborted) ctl.abort();
     this.followers.add(ctl);
     try {
-      yield* followJournal({ ...this.journalSource, unit: name, lines: opts.lines ?? 0, afterCursor: opts.afterCursor, signal: ctl.signal });
+      // after a cursor, --lines caps how many missed lines come before the live ones
+      const lines = opts.lines ?? (opts.afterCursor ? JOURNAL_MAX_LINES : 0);
+      yield* followJournal({ ...this.journalSource, unit: name, lines, afterCursor: opts.afterCursor, signal: ctl.signal });
     } finally {
       signal.removeEventListener("abort", onAbort);
       this.followers.delete(ctl);
