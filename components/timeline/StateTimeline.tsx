@@ -268,6 +268,22 @@ export function StateTimeline(props: StateTimelineProps) {
     });
   }, []);
 
+  /** Click pins an item's tooltip; clicking the pinned one again closes it. */
+  const togglePinned = (kind: TipKind, index: number) =>
+    setTip((prev) => (prev?.pinned && prev.kind === kind && prev.index === index ? null : { kind, index, pinned: true }));
+
+  /** Focus, hover and click handlers of one tooltip-bearing item (segment, marker or gap). */
+  const tipTarget = (kind: TipKind, index: number, setFocus: (i: number) => void) => ({
+    onFocus: () => {
+      setFocus(index);
+      showTip({ kind, index, pinned: false });
+    },
+    onBlur: () => showTip(null),
+    onMouseEnter: () => showTip({ kind, index, pinned: false }),
+    onMouseLeave: () => showTip(null),
+    onClick: () => togglePinned(kind, index),
+  });
+
   const focusSegment = (i: number) => {
     const j = Math.max(0, Math.min(boxes.length - 1, i));
     setSegFocus(j);
@@ -303,7 +319,7 @@ export function StateTimeline(props: StateTimelineProps) {
       return;
     }
     if (item && (e.key === "Enter" || e.key === " ")) {
-      setTip((prev) => (prev?.pinned && prev.kind === item.kind && prev.index === item.i ? null : { kind: item.kind, index: item.i, pinned: true }));
+      togglePinned(item.kind, item.i);
       e.preventDefault();
       return;
     }
@@ -572,14 +588,7 @@ export function StateTimeline(props: StateTimelineProps) {
                       tabIndex={i === rovingSeg ? 0 : -1}
                       data-seg={i}
                       className="cursor-pointer outline-none"
-                      onFocus={() => {
-                        setSegFocus(i);
-                        showTip({ kind: "segment", index: i, pinned: false });
-                      }}
-                      onBlur={() => showTip(null)}
-                      onMouseEnter={() => showTip({ kind: "segment", index: i, pinned: false })}
-                      onMouseLeave={() => showTip(null)}
-                      onClick={() => setTip((prev) => (prev?.pinned && prev.kind === "segment" && prev.index === i ? null : { kind: "segment", index: i, pinned: true }))}
+                      {...tipTarget("segment", i, setSegFocus)}
                     >
                       <StateShape idPrefix={idPrefix} style={b.style} x={b.x} y={LANE_TOP} width={b.width} height={LANE} />
                       {b.kind === "cluster" && (
@@ -656,14 +665,7 @@ export function StateTimeline(props: StateTimelineProps) {
                         tabIndex={i === rovingGap ? 0 : -1}
                         data-gap={i}
                         className="cursor-pointer outline-none"
-                        onFocus={() => {
-                          setGapFocus(i);
-                          showTip({ kind: "gap", index: i, pinned: false });
-                        }}
-                        onBlur={() => showTip(null)}
-                        onMouseEnter={() => showTip({ kind: "gap", index: i, pinned: false })}
-                        onMouseLeave={() => showTip(null)}
-                        onClick={() => setTip((prev) => (prev?.pinned && prev.kind === "gap" && prev.index === i ? null : { kind: "gap", index: i, pinned: true }))}
+                        {...tipTarget("gap", i, setGapFocus)}
                       >
                         {/* hit area: the marker row only, so the states below stay hoverable */}
                         <rect x={g.x} y={0} width={Math.max(g.width, 8)} height={LANE_TOP} fill="transparent" />
@@ -728,14 +730,7 @@ export function StateTimeline(props: StateTimelineProps) {
                       tabIndex={i === rovingMarker ? 0 : -1}
                       data-marker={i}
                       className="cursor-pointer outline-none"
-                      onFocus={() => {
-                        setMarkerFocus(i);
-                        showTip({ kind: "marker", index: i, pinned: false });
-                      }}
-                      onBlur={() => showTip(null)}
-                      onMouseEnter={() => showTip({ kind: "marker", index: i, pinned: false })}
-                      onMouseLeave={() => showTip(null)}
-                      onClick={() => setTip((prev) => (prev?.pinned && prev.kind === "marker" && prev.index === i ? null : { kind: "marker", index: i, pinned: true }))}
+                      {...tipTarget("marker", i, setMarkerFocus)}
                     >
                       {/* wide hit area for fingers over the flag row only, so the lane below stays hoverable */}
                       <rect x={x - 8} y={0} width={18} height={LANE_TOP} fill="transparent" />
