@@ -178,3 +178,28 @@ export async function readSse(res: Response, until: (text: string) => boolean, t
   }
   return text;
 }
+
+/** An open events.watch stream through the endpoint, read incrementally. */
+export async function openEventStream(panel: Panel, cookie: string) {
+  const res = await panel.handle(panelRequest("events.watch", { sse: true, input: {}, cookie }));
+  if (res.status !== 200) throw new Error(`events.watch answered ${res.status}: ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  return {
+    async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(text)) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${text.slice(-500)}`);
+        const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
+        if (next === null) continue;
+        if (next.done) break;
+        text += decoder.decode(next.value, { stream: true });
+      }
+      if (!pattern.test(text)) throw new Error(`stream ended without ${pattern}:\n${text.slice(-500)}`);
+      return text;
+    },
+    close: () => reader.cancel().catch(() => {}),
+  };
+}

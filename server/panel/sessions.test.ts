@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningAgent } from "../agent/main";
 import type { Panel } from "./instance";
-import { addUser, call, cookiePair, login, panelRequest, PASSWORD, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
+import { addUser, call, cookiePair, login, openEventStream, panelRequest, PASSWORD, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
 
 const MINUTE = 60_000;
 /** the error event that ends a stream, with its data line */
@@ -44,31 +44,6 @@ async function me(cookie: string | null, headers: Record<string, string | null> 
   const r = await call(panel, "session.me", { method: "GET", cookie, headers });
   expect(r.status, r.text).toBe(200);
   return { me: r.json!.result!.data as Me, setCookie: r.headers.getSetCookie() };
-}
-
-/** An open events.watch stream through the endpoint, read incrementally. */
-async function openStream(p: Panel, cookie: string) {
-  const res = await p.handle(panelRequest("events.watch", { sse: true, input: {}, cookie }));
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  return {
-    async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(text)) {
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${text.slice(-500)}`);
-        const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
-        if (next === null) continue;
-        if (next.done) break;
-        text += decoder.decode(next.value, { stream: true });
-      }
-      if (!pattern.test(text)) throw new Error(`stream ended without ${pattern}:\n${text.slice(-500)}`);
-      return text;
-    },
-    close: () => reader.cancel().catch(() => {}),
-  };
 }
 
 describe("sign-in", () => {
@@ -139,7 +114,7 @@ describe("expiry", () => {
 describe("sign-out", () => {
   it("ends the session, clears the cookie, ends its live stream, and is audited", async () => {
     const c = await login(panel, "sam");
-    const stream = await openStream(panel, c);
+    const stream = await openEventStream(panel, c);
     await stream.until(/"kind":"snapshot"/);
     const out = await call(panel, "session.logout", { cookie: c });
     expect(out.status).toBe(200);
@@ -162,7 +137,7 @@ describe("password change", () => {
   it("ends every other session and its live streams; this browser gets a fresh session", async () => {
     const here = await login(panel, "paul");
     const other = await login(panel, "paul", PASSWORD, { "x-gpudeck-peer": "10.9.9.9" });
-    const otherStream = await openStream(panel, other);
+    const otherStream = await openEventStream(panel, other);
     await otherStream.until(/"kind":"snapshot"/);
     const NEW = "a completely new passphrase";
     const r = await call(panel, "session.changePassword", { input: { currentPassword: PASSWORD, newPassword: NEW }, cookie: here });
@@ -196,7 +171,7 @@ describe("password change", () => {
 
   it("a user disabled from the CLI loses open streams at the next check", async () => {
     const c = await login(panel, "rita");
-    const stream = await openStream(panel, c);
+    const stream = await openEventStream(panel, c);
     await stream.until(/"kind":"snapshot"/);
     panel.auth.users.setDisabled("rita", true); // what `npm run user -- disable rita` does to the database
     expect(await stream.until(ENDED, 3000)).toMatch(/Your session has ended/);

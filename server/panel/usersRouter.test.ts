@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningAgent } from "../agent/main";
 import type { Panel } from "./instance";
-import { addUser, call, login, panelRequest, PASSWORD, startTestAgent, startTestPanel, type RpcResult, type TestPanel } from "./panelTestHarness";
+import { addUser, call, login, openEventStream, PASSWORD, startTestAgent, startTestPanel, type RpcResult, type TestPanel } from "./panelTestHarness";
 import type { PanelUser } from "./usersRouter";
 
 /** the error event that ends a stream, with its data line */
@@ -49,31 +49,6 @@ const auditSince = (mark: number) => panel.auth.audit.queryAudit({ limit: 1000 }
 async function meOf(c: string) {
   const r = await call(panel, "session.me", { method: "GET", cookie: c });
   return (r.json!.result!.data as { user: { name: string; role: string; unitPatterns: string[] } | null }).user;
-}
-
-/** An open events.watch stream through the endpoint, read incrementally. */
-async function openStream(c: string) {
-  const res = await panel.handle(panelRequest("events.watch", { sse: true, input: {}, cookie: c }));
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  return {
-    async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(text)) {
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${text.slice(-500)}`);
-        const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
-        if (next === null) continue;
-        if (next.done) break;
-        text += decoder.decode(next.value, { stream: true });
-      }
-      if (!pattern.test(text)) throw new Error(`stream ended without ${pattern}:\n${text.slice(-500)}`);
-      return text;
-    },
-    close: () => reader.cancel().catch(() => {}),
-  };
 }
 
 describe("an admin manages users", () => {
@@ -147,7 +122,7 @@ describe("an admin manages users", () => {
 
   it("disabling ends the user's sessions and open streams at once; enabling lets them sign in again", async () => {
     const c = await login(panel, "bob", NEW_PASSWORD);
-    const stream = await openStream(c);
+    const stream = await openEventStream(panel, c);
     await stream.until(/"kind":"snapshot"/);
     const mark = lastAuditId();
     const r = await mutate("setDisabled", { username: "bob", disabled: true });
@@ -170,7 +145,7 @@ describe("an admin manages users", () => {
   it("a password reset ends every session of the user and their open streams; only the new password works", async () => {
     const first = await login(panel, "bob", NEW_PASSWORD);
     const second = await login(panel, "bob", NEW_PASSWORD, { "x-gpudeck-peer": "10.9.9.9" });
-    const stream = await openStream(second);
+    const stream = await openEventStream(panel, second);
     await stream.until(/"kind":"snapshot"/);
     const mark = lastAuditId();
     const r = await mutate("resetPassword", { username: "bob", password: RESET_PASSWORD });
