@@ -57,7 +57,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
             store.apply(id, data);
           },
           onError: (err) => {
-            if (errorCode(err) === "UNAUTHORIZED") void queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
+            if (err.data?.code === "UNAUTHORIZED") void queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
             schedule();
           },
           onComplete: () => schedule(),
@@ -77,11 +77,6 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   }, [client, store, trpc, queryClient]);
 
   return <LiveContext.Provider value={store}>{children}</LiveContext.Provider>;
-}
-
-function errorCode(err: unknown): string | undefined {
-  const data = (err as { data?: { code?: unknown } } | null)?.data;
-  return typeof data?.code === "string" ? data.code : undefined;
 }
 
 /** The live store; the component re-renders on every change. */

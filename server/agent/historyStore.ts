@@ -183,11 +183,6 @@ export class HistoryStore {
     });
     return run();
   }
-
-  counts(): { transitions: number; actions: number; samples: number } {
-    const count = (table: string) => (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { transitions: count("transitions"), actions: count("actions"), samples: count("gpu_samples") };
-  }
 }
 
 function parseJson<T>(text: string): T | null {
