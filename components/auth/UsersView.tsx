@@ -67,6 +67,45 @@ function Field({ label, hint, children }: { label: string; hint?: string; childr
   );
 }
 
+/** A new password and its repetition (adding a user, resetting a password). */
+function NewPasswordFields(props: {
+  labels: [string, string];
+  names?: [string, string];
+  autoFocus?: boolean;
+  password: string;
+  again: string;
+  onPassword: (value: string) => void;
+  onAgain: (value: string) => void;
+}) {
+  const { labels, names, autoFocus, password, again, onPassword, onAgain } = props;
+  return (
+    <>
+      <Field label={labels[0]} hint={NEW_PASSWORD_HINT}>
+        {(f) => (
+          <input
+            {...f}
+            className={inputClass}
+            name={names?.[0]}
+            type="password"
+            autoFocus={autoFocus}
+            autoComplete="new-password"
+            required
+            minLength={12}
+            maxLength={1024}
+            value={password}
+            onChange={(e) => onPassword(e.target.value)}
+          />
+        )}
+      </Field>
+      <Field label={labels[1]}>
+        {(f) => (
+          <input {...f} className={inputClass} name={names?.[1]} type="password" autoComplete="new-password" required value={again} onChange={(e) => onAgain(e.target.value)} />
+        )}
+      </Field>
+    </>
+  );
+}
+
 function RoleSelect({ value, onChange, ...rest }: { value: Role; onChange: (r: Role) => void; disabled?: boolean; name?: string; autoFocus?: boolean } & Partial<FieldProps>) {
   return (
     <select className={inputClass} {...rest} value={value} onChange={(e) => onChange(e.target.value as Role)}>
@@ -228,16 +267,14 @@ function AddUserForm() {
             )}
           </Field>
         </div>
-        <Field label="Password" hint={NEW_PASSWORD_HINT}>
-          {(f) => (
-            <input {...f} className={inputClass} name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={1024} value={draft.password} onChange={(e) => set({ password: e.target.value })} />
-          )}
-        </Field>
-        <Field label="Password again">
-          {(f) => (
-            <input {...f} className={inputClass} name="passwordAgain" type="password" autoComplete="new-password" required value={draft.again} onChange={(e) => set({ again: e.target.value })} />
-          )}
-        </Field>
+        <NewPasswordFields
+          labels={["Password", "Password again"]}
+          names={["password", "passwordAgain"]}
+          password={draft.password}
+          again={draft.again}
+          onPassword={(password) => set({ password })}
+          onAgain={(again) => set({ again })}
+        />
         <div className="space-y-3 sm:col-span-2">
           {mismatch && <p className="text-sm text-red-700 dark:text-red-400">The passwords differ.</p>}
           {create.error && <ErrorNote testId="add-user-error">{create.error.message}</ErrorNote>}
@@ -438,41 +475,20 @@ function PasswordPanel({ user: u, onDone, onCancel }: { user: PanelUser; onDone:
     >
       <h3 className="text-sm font-semibold">Reset the password of {u.name}</h3>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <Field label="New password" hint={NEW_PASSWORD_HINT}>
-          {(f) => (
-            <input
-              {...f}
-              className={inputClass}
-              type="password"
-              autoFocus
-              autoComplete="new-password"
-              required
-              minLength={12}
-              maxLength={1024}
-              value={password}
-              onChange={(e) => {
-                setConfirming(false);
-                setPassword(e.target.value);
-              }}
-            />
-          )}
-        </Field>
-        <Field label="New password again">
-          {(f) => (
-            <input
-              {...f}
-              className={inputClass}
-              type="password"
-              autoComplete="new-password"
-              required
-              value={again}
-              onChange={(e) => {
-                setConfirming(false);
-                setAgain(e.target.value);
-              }}
-            />
-          )}
-        </Field>
+        <NewPasswordFields
+          labels={["New password", "New password again"]}
+          autoFocus
+          password={password}
+          again={again}
+          onPassword={(value) => {
+            setConfirming(false);
+            setPassword(value);
+          }}
+          onAgain={(value) => {
+            setConfirming(false);
+            setAgain(value);
+          }}
+        />
       </div>
       {mismatch && <p className="text-sm text-red-700 dark:text-red-400">The passwords differ.</p>}
       {reset.error && <ErrorNote>{reset.error.message}</ErrorNote>}
