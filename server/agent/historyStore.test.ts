@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HISTORY_DB_FILE, HistoryStore } from "./historyStore";
 import { Hub, type ActionRecord, type SampleAttributor } from "./hub";
 import { SampleHistory } from "./sampleHistory";
@@ -278,6 +278,30 @@ describe("Hub with a history store", () => {
     expect(pairs(hub2.timeline("vllm-b.service").transitions)).toEqual(["∅ → active/running"]);
     await hub2.close();
     store2.close();
+  });
+
+  it("prunes every hour and keeps this run alive in the store, with or without GPU samples", async () => {
+    vi.useFakeTimers();
+    try {
+      const sd = new FakeSystemd();
+      sd.set({ name: "vllm-a.service", activeState: "inactive", subState: "dead", stateChangeUsec: usec(600) });
+      const store = HistoryStore.open(dir);
+      const hub = new Hub(sd.host(), passThrough, new SampleHistory(), { store });
+      await hub.start();
+      const startedMs = Date.now();
+      store.addSample(sample(startedMs - 25 * 3600_000, 1)); // already past 24 h retention
+      await vi.advanceTimersByTimeAsync(30 * 60_000);
+      expect(store.loadSamples(0)).toHaveLength(1); // not yet: pruning is hourly
+      await vi.advanceTimersByTimeAsync(31 * 60_000);
+      expect(store.loadSamples(0)).toHaveLength(0);
+      await hub.close();
+      // the run was last seen at close: a next run's gap starts there
+      store.beginRun("next", Date.now() + 60_000);
+      expect(store.loadGaps()).toEqual([{ fromMs: Date.now(), toMs: Date.now() + 60_000 }]);
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a store that stops accepting writes costs history, not the agent", async () => {

@@ -353,8 +353,9 @@ export class Hub {
       }
       store.beginRun(this.bootId, now);
       this.unobserved = store.loadGaps();
-      // "last known alive" for the next run's gap; a crash makes it early by at most this period
-      this.runTouchTimer = setInterval(() => this.persist((s) => s.touchRun(this.bootId, Date.now())), 5_000);
+      // "last known alive" for the next run's gap (a crash makes it early by at most this
+      // period), and hourly pruning, which must not depend on GPU samples arriving
+      this.runTouchTimer = setInterval(() => this.housekeep(Date.now()), 5_000);
       this.runTouchTimer.unref?.();
       const samples = store.loadSamples(now - store.retention.samplesMs);
       this.gpuHistory.restore?.(samples);
@@ -381,9 +382,13 @@ export class Hub {
     if (!this.store || sample.atMs - this.lastStoredSampleMs < this.storeSampleStepMs) return;
     this.lastStoredSampleMs = sample.atMs;
     this.persist((store) => store.addSample(compactSample(sample)));
-    if (sample.atMs - this.lastPruneMs >= 3600_000) {
-      this.lastPruneMs = sample.atMs;
-      this.persist((store) => void store.prune(sample.atMs));
+  }
+
+  private housekeep(nowMs: number): void {
+    this.persist((store) => store.touchRun(this.bootId, nowMs));
+    if (nowMs - this.lastPruneMs >= 3600_000) {
+      this.lastPruneMs = nowMs;
+      this.persist((store) => void store.prune(nowMs));
     }
   }
 
