@@ -25,7 +25,8 @@ const vitestJson = (step: string) => ["--reporter=default", "--reporter=json", `
 
 const steps: { name: string; cmd: string; args: string[]; env?: Record<string, string> }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
-  { name: "lint", cmd: bin("eslint"), args: ["."] },
+  // eslint, then the formatter's check (prettier --check): `npm run lint`
+  { name: "lint", cmd: "npm", args: ["run", "--silent", "lint"] },
   { name: "unit", cmd: bin("vitest"), args: ["run", ...vitestJson("unit")] },
   { name: "systemd", cmd: bin("vitest"), args: ["run", "--config", "vitest.e2e.config.ts", ...vitestJson("systemd")] },
   { name: "e2e", cmd: bin("playwright"), args: ["test", "--reporter=list,json"], env: { PLAYWRIGHT_JSON_OUTPUT_FILE: report("e2e") } },
