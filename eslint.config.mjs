@@ -10,7 +10,15 @@ const config = [
   {
     rules: {
       // Shell strings are how peers got command injection CVEs: argv arrays only.
-      "no-restricted-imports": ["error", { paths: [{ name: "child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." }, { name: "node:child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
+            { name: "node:child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
+          ],
+        },
+      ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },

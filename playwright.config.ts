@@ -7,14 +7,7 @@ const AUTH_PORT = Number(process.env.E2E_AUTH_PORT ?? 3101);
 // Debian's chromium: Playwright cannot download its own browsers here.
 const chromium = {
   executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: [
-    "--no-sandbox",
-    "--disable-dev-shm-usage",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
+  args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 };
 
 export default defineConfig({
@@ -32,8 +25,16 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
-    { name: "desktop", testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/], use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium } },
-    { name: "phone", testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/], use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium } },
+    {
+      name: "desktop",
+      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/],
+      use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium },
+    },
+    {
+      name: "phone",
+      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/],
+      use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium },
+    },
     {
       name: "auth",
       testMatch: /auth\.spec\.ts/,

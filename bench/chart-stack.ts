@@ -19,9 +19,7 @@ const RUNS = 7;
 /** The obvious implementation: filter/reduce per sample, every sample kept. */
 function naiveStack(samples: readonly GpuSample[], unit: string, fromMs: number, toMs: number) {
   const inWindow = samples.filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
-  const uuids = new Set(
-    inWindow.flatMap((s) => s.gpus.filter((g) => g.holders.some((h) => h.unit === unit)).map((g) => g.uuid)),
-  );
+  const uuids = new Set(inWindow.flatMap((s) => s.gpus.filter((g) => g.holders.some((h) => h.unit === unit)).map((g) => g.uuid)));
   const rows = inWindow.map((s) => {
     const gs = s.gpus.filter((g) => uuids.has(g.uuid));
     const sum = (pick: (g: (typeof gs)[number]) => number) => gs.reduce((a, g) => a + pick(g), 0);
@@ -65,7 +63,10 @@ console.log(`fixture: ${samples.length} samples × ${GPUS} GPUs generated in ${g
 const cases: [string, () => unknown][] = [
   ["naive (no downsampling)", () => naiveStack(samples, UNIT, fromMs, toMs)],
   ["stackMemory sum, 1200 px", () => stackMemory(samples, { unit: UNIT, mode: "sum", fromMs, toMs, pixels: PIXELS })],
-  ["stackMemory sum, GPUs given", () => stackMemory(samples, { unit: UNIT, mode: "sum", gpuUuids: ["GPU-0", "GPU-1", "GPU-2", "GPU-3"], fromMs, toMs, pixels: PIXELS })],
+  [
+    "stackMemory sum, GPUs given",
+    () => stackMemory(samples, { unit: UNIT, mode: "sum", gpuUuids: ["GPU-0", "GPU-1", "GPU-2", "GPU-3"], fromMs, toMs, pixels: PIXELS }),
+  ],
   ["stackMemory per-gpu, 1200 px", () => stackMemory(samples, { unit: UNIT, mode: "per-gpu", gpuUuid: "GPU-0", fromMs, toMs, pixels: PIXELS })],
   ["stackMemory sum, 15 min window", () => stackMemory(samples, { unit: UNIT, mode: "sum", fromMs: toMs - 900_000, toMs, pixels: PIXELS })],
   ["unitGpuUuids alone", () => unitGpuUuids(samples, UNIT, fromMs, toMs)],
@@ -95,7 +96,9 @@ for (const [name, fn] of cases) {
   }
   results[name] = median(runs);
   const points = out && typeof out === "object" && "xs" in out ? (out as { xs: unknown[] }).xs.length : null;
-  console.log(`${name.padEnd(34)} median ${median(runs).toFixed(1).padStart(7)} ms  (min ${Math.min(...runs).toFixed(1)})${points != null ? `  → ${points} points for uPlot` : ""}`);
+  console.log(
+    `${name.padEnd(34)} median ${median(runs).toFixed(1).padStart(7)} ms  (min ${Math.min(...runs).toFixed(1)})${points != null ? `  → ${points} points for uPlot` : ""}`,
+  );
 }
 const naive = results["naive (no downsampling)"]!;
 const cold = results["stackMemory sum, 1200 px"]!;

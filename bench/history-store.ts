@@ -108,7 +108,11 @@ const sizeMiB = statSync(join(dir, HISTORY_DB_FILE)).size / 1048576;
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`history store: ${UNITS} units × ${TRANSITIONS_PER_UNIT} transitions, ${ACTIONS} actions, ${SAMPLES} GPU samples (8 GPUs)`);
-console.log(`  fill (one row per call, as the agent writes): events ${fillEventsMs.toFixed(0)} ms, samples ${fillSamplesMs.toFixed(0)} ms; file ${sizeMiB.toFixed(1)} MiB`);
+console.log(
+  `  fill (one row per call, as the agent writes): events ${fillEventsMs.toFixed(0)} ms, samples ${fillSamplesMs.toFixed(0)} ms; file ${sizeMiB.toFixed(1)} MiB`,
+);
 console.log(`  restore at agent start (median of ${RUNS}): ${median(restore).toFixed(0)} ms`);
-console.log(`  baseline, JSON.parse of the same rows from memory: ${median(baseline).toFixed(0)} ms (the database adds ${(median(restore) - median(baseline)).toFixed(0)} ms)`);
+console.log(
+  `  baseline, JSON.parse of the same rows from memory: ${median(baseline).toFixed(0)} ms (the database adds ${(median(restore) - median(baseline)).toFixed(0)} ms)`,
+);
 console.log(`  one sample write (every 10 s): median ${median(writes).toFixed(3)} ms, max ${Math.max(...writes).toFixed(3)} ms`);

@@ -27,7 +27,14 @@ export function ConnectionIndicator() {
         </span>
       )}
       {live.host && <span className="hidden font-mono text-zinc-500 sm:inline">{live.host}</span>}
-      <span role="status" aria-live="polite" data-testid="connection" data-state={live.connection} title={`last event ${age} ago`} className="flex items-center gap-1.5">
+      <span
+        role="status"
+        aria-live="polite"
+        data-testid="connection"
+        data-state={live.connection}
+        title={`last event ${age} ago`}
+        className="flex items-center gap-1.5"
+      >
         <span aria-hidden="true" className={`h-2.5 w-2.5 rounded-full ${look.dot}`} />
         {look.text}
       </span>

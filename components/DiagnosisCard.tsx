@@ -50,7 +50,13 @@ export function DiagnosisCard({ name, onAction }: { name: string; onAction: (act
   const step = data.nextStep;
   const action = step?.action;
   return (
-    <section aria-labelledby="diagnosis-heading" className={`rounded-lg border p-4 ${TONE[data.severity]}`} data-testid="diagnosis" data-code={data.code} data-severity={data.severity}>
+    <section
+      aria-labelledby="diagnosis-heading"
+      className={`rounded-lg border p-4 ${TONE[data.severity]}`}
+      data-testid="diagnosis"
+      data-code={data.code}
+      data-severity={data.severity}
+    >
       <h2 id="diagnosis-heading" className="text-xs font-semibold uppercase tracking-wide opacity-80">
         {SEVERITY_WORD[data.severity]} · why is it in this state?
       </h2>
@@ -69,7 +75,11 @@ export function DiagnosisCard({ name, onAction }: { name: string; onAction: (act
             </Link>
           )}
           {action && action.kind !== "open-unit" && action.unit === name && (
-            <button type="button" onClick={() => onAction(action.kind as UnitAction)} className="min-h-10 rounded-md border border-current px-3 py-1.5 font-semibold">
+            <button
+              type="button"
+              onClick={() => onAction(action.kind as UnitAction)}
+              className="min-h-10 rounded-md border border-current px-3 py-1.5 font-semibold"
+            >
               {action.kind === "reset-failed" ? "Reset failed" : action.kind[0]!.toUpperCase() + action.kind.slice(1)} {name}
             </button>
           )}

@@ -28,7 +28,10 @@ export function GpusView() {
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">GPUs</h1>
         {telemetry && (
-          <span className={`text-sm ${telemetry.state === "ok" ? "text-zinc-500" : "font-semibold text-red-700 dark:text-red-400"}`} data-testid="telemetry-status">
+          <span
+            className={`text-sm ${telemetry.state === "ok" ? "text-zinc-500" : "font-semibold text-red-700 dark:text-red-400"}`}
+            data-testid="telemetry-status"
+          >
             telemetry {telemetry.state}: {telemetry.message}
           </span>
         )}
@@ -36,7 +39,12 @@ export function GpusView() {
       {!sample && <p className="text-sm text-zinc-500">No GPU sample yet.</p>}
       <div className="grid gap-4 lg:grid-cols-2">
         {sample?.gpus.map((g) => (
-          <section key={g.uuid} aria-labelledby={`gpu-${g.uuid}`} className="min-w-0 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="gpu-card">
+          <section
+            key={g.uuid}
+            aria-labelledby={`gpu-${g.uuid}`}
+            className="min-w-0 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+            data-testid="gpu-card"
+          >
             <div className="flex flex-wrap items-baseline gap-x-3">
               <h2 id={`gpu-${g.uuid}`} className="font-semibold">
                 GPU {g.index ?? "?"} · {g.name}
@@ -76,7 +84,12 @@ export function GpusView() {
                 </thead>
                 <tbody>
                   {g.holders.map((h) => (
-                    <tr key={`${h.kind}-${h.pid}`} className={h.kind === "exited" ? "text-fuchsia-800 dark:text-fuchsia-300" : ""} data-testid="gpu-process" data-kind={h.kind}>
+                    <tr
+                      key={`${h.kind}-${h.pid}`}
+                      className={h.kind === "exited" ? "text-fuchsia-800 dark:text-fuchsia-300" : ""}
+                      data-testid="gpu-process"
+                      data-kind={h.kind}
+                    >
                       <td className="py-0.5 pr-2 font-mono">{h.pid}</td>
                       <td className="max-w-48 truncate py-0.5 pr-2 font-mono" title={h.cmdline.join(" ")}>
                         {h.processName}

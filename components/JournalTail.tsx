@@ -8,7 +8,13 @@ import type { JournalEntry } from "@/server/agent/types";
 const KEEP = 500;
 
 const PRIORITY_CLASS = (p: number) =>
-  p <= 3 ? "text-red-700 dark:text-red-400 font-semibold" : p === 4 ? "text-amber-700 dark:text-amber-400" : p === 5 ? "text-zinc-900 dark:text-zinc-100 font-medium" : "text-zinc-700 dark:text-zinc-300";
+  p <= 3
+    ? "text-red-700 dark:text-red-400 font-semibold"
+    : p === 4
+      ? "text-amber-700 dark:text-amber-400"
+      : p === 5
+        ? "text-zinc-900 dark:text-zinc-100 font-medium"
+        : "text-zinc-700 dark:text-zinc-300";
 const PRIORITY_NAME = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"];
 
 /** The unit's journal: the last lines, then live lines while "Follow" is on. */

@@ -129,7 +129,10 @@ export function Overview() {
             {live.units.size === 0 ? "This agent manages no units. Set GPUDECK_UNITS on the agent (e.g. vllm-*.service)." : "No unit matches the filter."}
           </p>
         ) : (
-          <ul className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-testid="unit-list">
+          <ul
+            className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+            data-testid="unit-list"
+          >
             {units.map((u) => {
               const gpu = unitGpuUse(live.gpu, u.name);
               const since = u.stateChangeUsec ? now - u.stateChangeUsec / 1000 : NaN;

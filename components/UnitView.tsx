@@ -137,7 +137,10 @@ export function UnitView({ name }: { name: string }) {
           <StateBadge active={unit.activeState} sub={unit.subState} size="lg" />
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          {unit.description} · <span className="tabular-nums" data-testid="time-in-state">{stateLabel(unit.activeState, unit.subState)} for {formatDuration(since)}</span>
+          {unit.description} ·{" "}
+          <span className="tabular-nums" data-testid="time-in-state">
+            {stateLabel(unit.activeState, unit.subState)} for {formatDuration(since)}
+          </span>
           {unit.job && (
             <>
               {" "}
@@ -145,7 +148,12 @@ export function UnitView({ name }: { name: string }) {
             </>
           )}
           {unit.nRestarts > 0 && <> · {unit.nRestarts} automatic restarts</>}
-          {unit.activeState === "failed" && <> · result <b>{unit.result}</b></>}
+          {unit.activeState === "failed" && (
+            <>
+              {" "}
+              · result <b>{unit.result}</b>
+            </>
+          )}
         </p>
         {visibleActions.length > 0 && (
           <div className="flex flex-wrap gap-2" role="group" aria-label="Unit actions">
@@ -200,7 +208,10 @@ export function UnitView({ name }: { name: string }) {
         onConfirm={(reason) => confirm && run(confirm, reason, recentApplies(confirm))}
       >
         {recent && recentApplies(confirm) && (
-          <p role="alert" className="rounded-md border border-amber-400 bg-amber-50 px-3 py-2 font-medium text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          <p
+            role="alert"
+            className="rounded-md border border-amber-400 bg-amber-50 px-3 py-2 font-medium text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+          >
             {recent.user} already did {recent.action} on this unit {formatDuration(now - recent.atMs)} ago. Confirm only if it must happen again.
           </p>
         )}
@@ -210,8 +221,8 @@ export function UnitView({ name }: { name: string }) {
         </p>
         {gpu.indexes.length > 0 ? (
           <p>
-            It holds {formatMiB(gpu.usedMiB)} of GPU memory on GPU {gpuList(gpu.indexes)}. Clients lose it until it is back; a large model can take
-            minutes to load, and freed GPU memory can take tens of seconds to drain.
+            It holds {formatMiB(gpu.usedMiB)} of GPU memory on GPU {gpuList(gpu.indexes)}. Clients lose it until it is back; a large model can take minutes to
+            load, and freed GPU memory can take tens of seconds to drain.
           </p>
         ) : (
           <p>It holds no GPU memory right now.</p>
@@ -230,18 +241,26 @@ function JobProgress({ pending, unit, onDismiss, onConfirmAgain }: { pending: Pe
   const ok = finished && job.result === "done";
   let text: ReactNode;
   if (pending.error) text = pending.needsConfirmation ? <>{pending.error}</> : <>Refused: {pending.error}</>;
-  else if (!pending.sent)
-    text = <>Sending {pending.action}…</>;
+  else if (!pending.sent) text = <>Sending {pending.action}…</>;
   else if (pending.jobId === null) text = <>{ACTION_LABEL[pending.action]} sent.</>;
   else if (!finished)
     text = (
       <>
-        Job #{pending.jobId} ({pending.action}) running for {formatDuration(now - pending.atMs)} — unit is{" "}
-        <b>{stateLabel(unit.activeState, unit.subState)}</b>
+        Job #{pending.jobId} ({pending.action}) running for {formatDuration(now - pending.atMs)} — unit is <b>{stateLabel(unit.activeState, unit.subState)}</b>
       </>
     );
-  else text = <>Job #{pending.jobId} ({pending.action}) finished: <b>{job.result}</b></>;
-  const tone = pending.error || (finished && !ok) ? "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200" : finished ? "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200" : "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200";
+  else
+    text = (
+      <>
+        Job #{pending.jobId} ({pending.action}) finished: <b>{job.result}</b>
+      </>
+    );
+  const tone =
+    pending.error || (finished && !ok)
+      ? "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+      : finished
+        ? "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200"
+        : "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200";
   return (
     <div role="status" aria-live="polite" data-testid="job-progress" className={`flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${tone}`}>
       <span className="flex-1">{text}</span>
@@ -257,11 +276,18 @@ function JobProgress({ pending, unit, onDismiss, onConfirmAgain }: { pending: Pe
   );
 }
 
-
 function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: string }) {
   const rows: [string, ReactNode][] = useMemo(() => {
     const cmds = (list: ExecCommand[]) =>
-      list.length === 0 ? <span className="text-zinc-500">none</span> : list.map((c, i) => <code key={i} className="block whitespace-pre-wrap break-all">{formatCmdline(c.argv, Number.POSITIVE_INFINITY)}</code>);
+      list.length === 0 ? (
+        <span className="text-zinc-500">none</span>
+      ) : (
+        list.map((c, i) => (
+          <code key={i} className="block whitespace-pre-wrap break-all">
+            {formatCmdline(c.argv, Number.POSITIVE_INFINITY)}
+          </code>
+        ))
+      );
     return [
       ["ExecStartPre", cmds(detail.execStartPre)],
       ["ExecStart", cmds(detail.execStart)],
@@ -279,8 +305,16 @@ function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: string })
       ["Main PID", detail.mainPid || <span className="text-zinc-500">none</span>],
       ["GPUs", gpuText],
       ["Timeouts", `start ${formatUsecSetting(detail.timeoutStartUsec)} · stop ${formatUsecSetting(detail.timeoutStopUsec)}`],
-      ["Restart", `${detail.restart}${detail.restart !== "no" ? ` after ${formatDuration(detail.restartUsec / 1000)}` : ""} · limit ${detail.startLimitBurst} starts / ${formatDuration(detail.startLimitIntervalUsec / 1000)}`],
-      ["Unit file", <code key="f" className="break-all">{detail.fragmentPath || "—"}</code>],
+      [
+        "Restart",
+        `${detail.restart}${detail.restart !== "no" ? ` after ${formatDuration(detail.restartUsec / 1000)}` : ""} · limit ${detail.startLimitBurst} starts / ${formatDuration(detail.startLimitIntervalUsec / 1000)}`,
+      ],
+      [
+        "Unit file",
+        <code key="f" className="break-all">
+          {detail.fragmentPath || "—"}
+        </code>,
+      ],
       ["Load / file state", `${detail.loadState} / ${detail.unitFileState || "—"}`],
       [
         "Processes",

@@ -57,7 +57,9 @@ function failuresOf(step: string): string[] {
       .map((l) => `       ${l}`)
       .join("\n");
   const out: string[] = [];
-  type VitestReport = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
+  type VitestReport = {
+    testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[];
+  };
   for (const file of (json as VitestReport).testResults ?? []) {
     const rel = path.relative(root, file.name);
     const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
@@ -71,7 +73,9 @@ function failuresOf(step: string): string[] {
       for (const t of spec.tests)
         for (const [attempt, r] of t.results.entries())
           if (r.status === "failed" || r.status === "timedOut")
-            out.push(`  [${t.projectName}] ${spec.file}:${spec.line} › ${spec.title} (attempt ${attempt + 1}, ${r.status})\n${firstLines(r.error?.message ?? "")}`);
+            out.push(
+              `  [${t.projectName}] ${spec.file}:${spec.line} › ${spec.title} (attempt ${attempt + 1}, ${r.status})\n${firstLines(r.error?.message ?? "")}`,
+            );
     for (const s of suite.suites ?? []) walk(s);
   };
   for (const s of (json as { suites?: Suite[] }).suites ?? []) walk(s);

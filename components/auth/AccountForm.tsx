@@ -22,7 +22,9 @@ export function AccountForm() {
   const user = me.data?.user;
   if (!user) return null;
   if (user.via !== "session") {
-    return <p className="text-sm">{me.data?.demo ? "Demo mode has no passwords." : "Your identity comes from the reverse proxy; change your password there."}</p>;
+    return (
+      <p className="text-sm">{me.data?.demo ? "Demo mode has no passwords." : "Your identity comes from the reverse proxy; change your password there."}</p>
+    );
   }
   const mismatch = again.length > 0 && again !== next;
   return (
@@ -42,7 +44,16 @@ export function AccountForm() {
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">New password</span>
-        <input className={inputClass} type="password" autoComplete="new-password" required minLength={12} maxLength={1024} value={next} onChange={(e) => setNext(e.target.value)} />
+        <input
+          className={inputClass}
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={1024}
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+        />
         <span className="mt-1 block text-xs text-zinc-500">{PASSWORD_HINT}</span>
       </label>
       <label className="block text-sm">
@@ -51,12 +62,18 @@ export function AccountForm() {
       </label>
       {mismatch && <p className="text-sm text-red-700 dark:text-red-400">The new passwords differ.</p>}
       {change.error && (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {change.error.message}
         </p>
       )}
       {change.isSuccess && (
-        <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">
+        <p
+          role="status"
+          className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200"
+        >
           Password changed. Other browsers are signed out.
         </p>
       )}

@@ -11,7 +11,23 @@ import { useTRPC } from "@/components/trpc";
 import { replaceSearch } from "@/components/urlState";
 import { inputClass } from "./shared";
 
-const ACTIONS = ["start", "stop", "restart", "reset-failed", "kill", "login", "logout", "setup", "user.add", "user.update", "user.disable", "user.enable", "user.passwd", "audit.export", "audit.view"];
+const ACTIONS = [
+  "start",
+  "stop",
+  "restart",
+  "reset-failed",
+  "kill",
+  "login",
+  "logout",
+  "setup",
+  "user.add",
+  "user.update",
+  "user.disable",
+  "user.enable",
+  "user.passwd",
+  "audit.export",
+  "audit.view",
+];
 const OUTCOMES = ["pending", "done", "failed", "refused", "error", "ok", "canceled", "timeout", "unknown"];
 const TEXT_FILTERS = ["user", "unit"] as const;
 const FILTER_KEYS = ["user", "unit", "action", "outcome", "from", "to"] as const;
@@ -63,10 +79,7 @@ export function AuditView() {
     to: ((ms) => (ms === undefined ? undefined : ms + 59_999))(localToMs(params.get("to"))),
   };
   const query = useInfiniteQuery(
-    trpc.audit.list.infiniteQueryOptions(
-      { ...filters, limit: 100 },
-      { getNextPageParam: (page) => page.nextCursor, refetchInterval: 10_000, retry: false },
-    ),
+    trpc.audit.list.infiniteQueryOptions({ ...filters, limit: 100 }, { getNextPageParam: (page) => page.nextCursor, refetchInterval: 10_000, retry: false }),
   );
   const rows = query.data?.pages.flatMap((p) => p.rows) ?? [];
 
@@ -85,12 +98,21 @@ export function AuditView() {
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Audit log</h1>
         <p className="text-sm text-zinc-500">Every action and every refused one, newest first.</p>
-        <a href={csvHref} className="ml-auto rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-900" download data-testid="audit-csv">
+        <a
+          href={csvHref}
+          className="ml-auto rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-900"
+          download
+          data-testid="audit-csv"
+        >
           Export CSV
         </a>
       </div>
 
-      <form onSubmit={submitText} className="grid grid-cols-1 gap-3 rounded-lg border border-zinc-200 p-3 text-sm sm:grid-cols-3 lg:grid-cols-6 dark:border-zinc-800" aria-label="Audit filters">
+      <form
+        onSubmit={submitText}
+        className="grid grid-cols-1 gap-3 rounded-lg border border-zinc-200 p-3 text-sm sm:grid-cols-3 lg:grid-cols-6 dark:border-zinc-800"
+        aria-label="Audit filters"
+      >
         {TEXT_FILTERS.map((k) => (
           <label key={k} className="block">
             <span className="mb-1 block text-xs font-medium text-zinc-600 dark:text-zinc-400">{k === "user" ? "User" : "Unit"}</span>
@@ -141,7 +163,11 @@ export function AuditView() {
       )}
 
       {query.error ? (
-        <p role="alert" data-testid="audit-error" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          data-testid="audit-error"
+          className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {query.error.message}
         </p>
       ) : query.isPending ? (
@@ -164,7 +190,15 @@ export function AuditView() {
             </thead>
             <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
               {rows.map((r) => (
-                <tr key={r.id} data-testid="audit-row" data-unit={r.unit ?? ""} data-action={r.action} data-user={r.user ?? ""} data-outcome={r.outcome} className="align-top">
+                <tr
+                  key={r.id}
+                  data-testid="audit-row"
+                  data-unit={r.unit ?? ""}
+                  data-action={r.action}
+                  data-user={r.user ?? ""}
+                  data-outcome={r.outcome}
+                  className="align-top"
+                >
                   <td className="whitespace-nowrap px-3 py-2 tabular-nums" title={new Date(r.at).toISOString()}>
                     {new Date(r.at).toLocaleString()}
                   </td>
@@ -208,7 +242,12 @@ export function AuditView() {
         </div>
       )}
       {query.hasNextPage && (
-        <button type="button" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage} className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm dark:border-zinc-700">
+        <button
+          type="button"
+          onClick={() => void query.fetchNextPage()}
+          disabled={query.isFetchingNextPage}
+          className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm dark:border-zinc-700"
+        >
           {query.isFetchingNextPage ? "Loading…" : "Older entries"}
         </button>
       )}

@@ -24,7 +24,11 @@ export function LoginForm() {
   if (me.data?.demo) {
     return (
       <p className="text-sm">
-        Demo mode needs no sign-in. <Link href="/" className="text-blue-700 underline dark:text-blue-400">Go to the units</Link>.
+        Demo mode needs no sign-in.{" "}
+        <Link href="/" className="text-blue-700 underline dark:text-blue-400">
+          Go to the units
+        </Link>
+        .
       </p>
     );
   }
@@ -49,7 +53,10 @@ export function LoginForm() {
       }}
     >
       {me.data?.setupPending && (
-        <div role="note" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+        <div
+          role="note"
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+        >
           No admin account exists yet. Open the one-time setup link the panel printed in its console when it started (valid for 1 h), or run{" "}
           <code>npm run user -- setup-token</code> on the panel host for a new one.
         </div>
@@ -61,14 +68,36 @@ export function LoginForm() {
       )}
       <label className="block text-sm">
         <span className="mb-1 block font-medium">User name</span>
-        <input className={inputClass} name="username" autoComplete="username" autoFocus required maxLength={128} value={username} onChange={(e) => setUsername(e.target.value)} />
+        <input
+          className={inputClass}
+          name="username"
+          autoComplete="username"
+          autoFocus
+          required
+          maxLength={128}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Password</span>
-        <input className={inputClass} name="password" type="password" autoComplete="current-password" required maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          className={inputClass}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          maxLength={1024}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       {error && (
-        <p role="alert" data-testid="login-error" className={`rounded-md border px-3 py-2 text-sm ${rateLimited ? "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100" : "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"}`}>
+        <p
+          role="alert"
+          data-testid="login-error"
+          className={`rounded-md border px-3 py-2 text-sm ${rateLimited ? "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100" : "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"}`}
+        >
           {error.message}
         </p>
       )}

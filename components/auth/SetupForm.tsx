@@ -25,8 +25,8 @@ export function SetupForm() {
   if (token === "") {
     return (
       <p role="alert" className="text-sm">
-        This page needs the one-time setup link the panel printed in its console (<code>/setup#token=…</code>). Run{" "}
-        <code>npm run user -- setup-token</code> on the panel host for a new one.
+        This page needs the one-time setup link the panel printed in its console (<code>/setup#token=…</code>). Run <code>npm run user -- setup-token</code> on
+        the panel host for a new one.
       </p>
     );
   }
@@ -39,23 +39,54 @@ export function SetupForm() {
         if (!mismatch) complete.mutate({ token, username: username.trim(), password });
       }}
     >
-      <p className="text-sm text-zinc-600 dark:text-zinc-400">Create the first admin account. More users: <code>npm run user -- add NAME --role viewer|operator|admin</code>.</p>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        Create the first admin account. More users: <code>npm run user -- add NAME --role viewer|operator|admin</code>.
+      </p>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">User name</span>
-        <input className={inputClass} name="username" autoComplete="username" required maxLength={128} value={username} onChange={(e) => setUsername(e.target.value)} />
+        <input
+          className={inputClass}
+          name="username"
+          autoComplete="username"
+          required
+          maxLength={128}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Password</span>
-        <input className={inputClass} name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          className={inputClass}
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={1024}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
         <span className="mt-1 block text-xs text-zinc-500">{PASSWORD_HINT}</span>
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Password again</span>
-        <input className={inputClass} name="password-again" type="password" autoComplete="new-password" required value={again} onChange={(e) => setAgain(e.target.value)} />
+        <input
+          className={inputClass}
+          name="password-again"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={again}
+          onChange={(e) => setAgain(e.target.value)}
+        />
       </label>
       {mismatch && <p className="text-sm text-red-700 dark:text-red-400">The passwords differ.</p>}
       {complete.error && (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {complete.error.message}
         </p>
       )}

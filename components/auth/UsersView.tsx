@@ -33,7 +33,11 @@ export function parsePatterns(text: string): string[] {
 
 function ErrorNote({ children, testId }: { children: ReactNode; testId?: string }) {
   return (
-    <p role="alert" data-testid={testId} className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+    <p
+      role="alert"
+      data-testid={testId}
+      className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+    >
       {children}
     </p>
   );
@@ -41,7 +45,10 @@ function ErrorNote({ children, testId }: { children: ReactNode; testId?: string 
 
 function OkNote({ children }: { children: ReactNode }) {
   return (
-    <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">
+    <p
+      role="status"
+      className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200"
+    >
       {children}
     </p>
   );
@@ -99,14 +106,27 @@ function NewPasswordFields(props: {
       </Field>
       <Field label={labels[1]}>
         {(f) => (
-          <input {...f} className={inputClass} name={names?.[1]} type="password" autoComplete="new-password" required value={again} onChange={(e) => onAgain(e.target.value)} />
+          <input
+            {...f}
+            className={inputClass}
+            name={names?.[1]}
+            type="password"
+            autoComplete="new-password"
+            required
+            value={again}
+            onChange={(e) => onAgain(e.target.value)}
+          />
         )}
       </Field>
     </>
   );
 }
 
-function RoleSelect({ value, onChange, ...rest }: { value: Role; onChange: (r: Role) => void; disabled?: boolean; name?: string; autoFocus?: boolean } & Partial<FieldProps>) {
+function RoleSelect({
+  value,
+  onChange,
+  ...rest
+}: { value: Role; onChange: (r: Role) => void; disabled?: boolean; name?: string; autoFocus?: boolean } & Partial<FieldProps>) {
   return (
     <select className={inputClass} {...rest} value={value} onChange={(e) => onChange(e.target.value as Role)}>
       {ROLES.map((r) => (
@@ -149,7 +169,11 @@ export function UsersView() {
     return (
       <div className="space-y-3">
         <h1 className="text-xl font-semibold">Users</h1>
-        <p role="alert" data-testid="users-forbidden" className="rounded-md border border-zinc-300 bg-zinc-50 px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900">
+        <p
+          role="alert"
+          data-testid="users-forbidden"
+          className="rounded-md border border-zinc-300 bg-zinc-50 px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+        >
           Only admins can manage users. Ask an admin to add someone or change what they may do.
         </p>
       </div>
@@ -243,14 +267,20 @@ function AddUserForm() {
       <form onSubmit={submit} className="grid grid-cols-1 gap-3 sm:grid-cols-2" aria-label="Add user" data-testid="add-user-form">
         <Field label="User name" hint="Letters, digits and . _ @ + -">
           {(f) => (
-            <input {...f} className={inputClass} name="username" autoComplete="off" spellCheck={false} required maxLength={128} value={draft.username} onChange={(e) => set({ username: e.target.value })} />
+            <input
+              {...f}
+              className={inputClass}
+              name="username"
+              autoComplete="off"
+              spellCheck={false}
+              required
+              maxLength={128}
+              value={draft.username}
+              onChange={(e) => set({ username: e.target.value })}
+            />
           )}
         </Field>
-        <Field label="Role">
-          {(f) => (
-            <RoleSelect {...f} name="role" value={draft.role} onChange={(role) => set({ role })} />
-          )}
-        </Field>
+        <Field label="Role">{(f) => <RoleSelect {...f} name="role" value={draft.role} onChange={(role) => set({ role })} />}</Field>
         <div className="sm:col-span-2">
           <Field label="Unit patterns" hint={PATTERN_HINT}>
             {(f) => (
@@ -329,7 +359,12 @@ function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser; isSelf
     void refresh();
   };
   return (
-    <tbody className="block border-t border-zinc-200 first-of-type:border-t-0 sm:table-row-group sm:first-of-type:border-t dark:border-zinc-800" data-testid="user-row" data-user={u.name} data-state={u.disabled ? "disabled" : "enabled"}>
+    <tbody
+      className="block border-t border-zinc-200 first-of-type:border-t-0 sm:table-row-group sm:first-of-type:border-t dark:border-zinc-800"
+      data-testid="user-row"
+      data-user={u.name}
+      data-state={u.disabled ? "disabled" : "enabled"}
+    >
       <tr className="block py-2 align-top sm:table-row sm:py-0">
         <Cell label="User">
           <span className="break-all font-medium">{u.name}</span>
@@ -341,7 +376,9 @@ function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser; isSelf
           {u.disabled ? (
             <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900 dark:bg-red-950 dark:text-red-200">disabled</span>
           ) : (
-            <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">enabled</span>
+            <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+              enabled
+            </span>
           )}
           {!u.hasPassword && <span className="block text-xs text-zinc-500">no password (proxy sign-in only)</span>}
         </Cell>
@@ -414,7 +451,11 @@ function EditPanel({ user: u, isSelf, onDone, onCancel }: { user: PanelUser; isS
   const trpc = useTRPC();
   const [role, setRole] = useState<Role>(u.role);
   const [patterns, setPatterns] = useState(u.unitPatterns.join(", "));
-  const update = useMutation(trpc.users.update.mutationOptions({ onSuccess: (user) => onDone(`Saved ${user.name}: ${user.role}${user.role === "operator" ? ` for ${user.unitPatterns.join(", ") || "no units"}` : ""}.`) }));
+  const update = useMutation(
+    trpc.users.update.mutationOptions({
+      onSuccess: (user) => onDone(`Saved ${user.name}: ${user.role}${user.role === "operator" ? ` for ${user.unitPatterns.join(", ") || "no units"}` : ""}.`),
+    }),
+  );
   return (
     <form
       className={panelClass}
@@ -427,13 +468,19 @@ function EditPanel({ user: u, isSelf, onDone, onCancel }: { user: PanelUser; isS
       <h3 className="text-sm font-semibold">Edit {u.name}</h3>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <Field label="Role" hint={isSelf ? "You cannot change your own role; another admin has to." : "Applies to their next request; no sign-out needed."}>
-          {(f) => (
-            <RoleSelect {...f} value={role} onChange={setRole} disabled={isSelf} autoFocus={!isSelf} />
-          )}
+          {(f) => <RoleSelect {...f} value={role} onChange={setRole} disabled={isSelf} autoFocus={!isSelf} />}
         </Field>
         <Field label="Unit patterns" hint={PATTERN_HINT}>
           {(f) => (
-            <input {...f} className={inputClass} autoFocus={isSelf} autoComplete="off" spellCheck={false} value={patterns} onChange={(e) => setPatterns(e.target.value)} />
+            <input
+              {...f}
+              className={inputClass}
+              autoFocus={isSelf}
+              autoComplete="off"
+              spellCheck={false}
+              value={patterns}
+              onChange={(e) => setPatterns(e.target.value)}
+            />
           )}
         </Field>
       </div>
@@ -493,7 +540,10 @@ function PasswordPanel({ user: u, onDone, onCancel }: { user: PanelUser; onDone:
       {mismatch && <p className="text-sm text-red-700 dark:text-red-400">The passwords differ.</p>}
       {reset.error && <ErrorNote>{reset.error.message}</ErrorNote>}
       {confirming && (
-        <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+        <p
+          role="alert"
+          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+        >
           {u.name}&apos;s sessions will end: they are signed out in every browser at once and must sign in with the new password.
         </p>
       )}

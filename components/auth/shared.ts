@@ -17,8 +17,7 @@ export const PASSWORD_HINT = "At least 12 characters; not your user name. A pass
 export const inputClass =
   "block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-blue-600 focus:outline-none focus:ring-2 focus:ring-blue-600/30 dark:border-zinc-700 dark:bg-zinc-900";
 
-export const buttonClass =
-  "min-h-11 rounded-md bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-blue-800 disabled:opacity-50";
+export const buttonClass = "min-h-11 rounded-md bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-blue-800 disabled:opacity-50";
 
 /**
  * Navigate with a full page load, not a client-side transition: after signing in or out every

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatDay,
-  formatDuration,
-  formatDurationShort,
-  formatGiBNumber,
-  formatMiB,
-  formatSystemdTimestamp,
-  formatTime,
-  formatUsedOfTotal,
-} from "./format";
+import { formatDay, formatDuration, formatDurationShort, formatGiBNumber, formatMiB, formatSystemdTimestamp, formatTime, formatUsedOfTotal } from "./format";
 
 describe("formatDuration", () => {
   it.each([

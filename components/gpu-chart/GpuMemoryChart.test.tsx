@@ -35,7 +35,9 @@ describe("GpuMemoryChart (server render)", () => {
 
   it("summarises the values and the exited-memory peak for screen readers", () => {
     const html = render({ window: { fromMs: T0 + 250_000, toMs: T0 + 320_000 } });
-    expect(html).toMatch(/role="img" aria-label="GPU memory, vllm.service&#x27;s GPUs: GPU 0, GPU 1, at 12:05:20: this unit 0 MiB, held by exited process [\d.]+ GiB/);
+    expect(html).toMatch(
+      /role="img" aria-label="GPU memory, vllm.service&#x27;s GPUs: GPU 0, GPU 1, at 12:05:20: this unit 0 MiB, held by exited process [\d.]+ GiB/,
+    );
     expect(html).toMatch(/Peak memory held by exited processes in view: 137 GiB at 12:05:00\./);
   });
 

@@ -231,7 +231,13 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
 
   // The same ticks as the timeline above, so both axes show the same instants.
   const ticks = useMemo(
-    () => (extent && scale ? timeTicks(extent.fromMs, extent.toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }).map((t) => ({ atS: t.atMs / 1000, label: t.label })) : []),
+    () =>
+      extent && scale
+        ? timeTicks(extent.fromMs, extent.toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }).map((t) => ({
+            atS: t.atMs / 1000,
+            label: t.label,
+          }))
+        : [],
     [extent, scale?.width, timeZone, gutter.left, gutter.right], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
@@ -368,8 +374,8 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
         : `${unit}'s GPUs: ${stack.gpuUuids.map(gpuLabel).join(", ")}`;
 
   const at = readIdx != null && stack ? stack.xs[readIdx]! * 1000 : null;
-  const value = (c: MemoryClass) => (readIdx != null && stack ? stack.raw[MEMORY_CLASSES.indexOf(c)]![readIdx] ?? null : null);
-  const totalNow = readIdx != null && stack ? stack.total[readIdx] ?? null : null;
+  const value = (c: MemoryClass) => (readIdx != null && stack ? (stack.raw[MEMORY_CLASSES.indexOf(c)]![readIdx] ?? null) : null);
+  const totalNow = readIdx != null && stack ? (stack.total[readIdx] ?? null) : null;
   const measured = width > 0;
   const summary = !measured
     ? "GPU memory chart"
@@ -461,7 +467,11 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
             </div>
           ))}
         {hoverX != null && (
-          <div aria-hidden="true" className="pointer-events-none absolute top-2 w-px" style={{ left: hoverX, bottom: 24, background: "var(--gd-hover)", opacity: 0.6 }} />
+          <div
+            aria-hidden="true"
+            className="pointer-events-none absolute top-2 w-px"
+            style={{ left: hoverX, bottom: 24, background: "var(--gd-hover)", opacity: 0.6 }}
+          />
         )}
       </div>
 

@@ -6,7 +6,9 @@ import { GpuStrip } from "./GpuStrip";
 describe("GpuStrip (server render)", () => {
   const gpus = [
     gpu(1, [holder("unit", "other.service", 20_000)]),
-    gpu(0, [holder("unit", "vllm.service", 70_000, 11), holder("exited", "vllm.service", 7_000, 4242), holder("outside", null, 1_000, 77)], { unattributedMiB: 1_024 }),
+    gpu(0, [holder("unit", "vllm.service", 70_000, 11), holder("exited", "vllm.service", 7_000, 4242), holder("outside", null, 1_000, 77)], {
+      unattributedMiB: 1_024,
+    }),
     gpu(2, [holder("unit", "tiny.service", 2_048)], { memoryTotalMiB: null, memoryUsedMiB: null }),
   ];
   const html = renderToString(<GpuStrip gpus={gpus} unitHref={(u) => `/units/${u}`} highlightUnit="vllm.service" />);

@@ -112,9 +112,7 @@ export function GpuStrip({ gpus, highlightUnit = null, unitHref, className }: Gp
             </div>
           ) : (
             <p role="note" className="rounded-md border border-dashed border-[var(--gd-border)] px-2 py-1 text-xs text-[var(--gd-surface-muted)]">
-              {m.notReported
-                ? "Memory total and use not reported by this GPU (unified memory); per-process use below."
-                : "Total memory not reported."}
+              {m.notReported ? "Memory total and use not reported by this GPU (unified memory); per-process use below." : "Total memory not reported."}
             </p>
           )}
 

@@ -253,7 +253,8 @@ function unitGpusInRange(tl: Timeline, from: number, to: number, unit: string, c
     const c = cache.forUnit(unit);
     const match = matchPrevious(tl.refs, tl.t, c.unitGpus);
     perSample = new Array(tl.refs.length);
-    for (let j = 0; j < tl.refs.length; j++) perSample[j] = match[j]! >= 0 ? c.unitGpus!.gpus[match[j]!]! : sampleUnitGpus(tl.refs[j]!, unit, c.internedGpuSets);
+    for (let j = 0; j < tl.refs.length; j++)
+      perSample[j] = match[j]! >= 0 ? c.unitGpus!.gpus[match[j]!]! : sampleUnitGpus(tl.refs[j]!, unit, c.internedGpuSets);
     c.unitGpus = { refs: tl.refs, t: tl.t, gpus: perSample };
   } else {
     const intern = new Map<string, readonly string[]>();
@@ -316,7 +317,12 @@ function sampleRecord(s: GpuSample, wanted: ReadonlySet<string>, unit: string, o
   const nGpus = wanted.size;
   let seen = 0;
   let known = nGpus > 0;
-  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, total = 0, used = 0;
+  let a0 = 0,
+    a1 = 0,
+    a2 = 0,
+    a3 = 0,
+    total = 0,
+    used = 0;
   let totalKnown = true;
   let usedKnown = true;
   const gs = s.gpus;
@@ -447,7 +453,11 @@ export function stackMemory(input: readonly GpuSample[], opts: StackOptions, cac
   const EXITED = MEMORY_CLASSES.indexOf("exited");
   const exitedAt = (j: number) => rec[(offset + j) * W + EXITED]!;
   let bucket = Number.NaN;
-  let bFirst = -1, bLast = -1, bMin = -1, bMax = -1, bExited = -1;
+  let bFirst = -1,
+    bLast = -1,
+    bMin = -1,
+    bMax = -1,
+    bExited = -1;
   const flush = () => {
     if (bFirst < 0) return;
     const picks = [bFirst, bMin, bMax, bLast];

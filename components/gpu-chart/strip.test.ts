@@ -5,13 +5,17 @@ import { UNIT_HUES, hashString, stripModel, unitColor, unitHue } from "./strip";
 describe("stripModel", () => {
   it("splits a GPU into units (largest first), exited-process memory and the rest", () => {
     const m = stripModel(
-      gpu(3, [
-        holder("unit", "b.service", 10_000, 1),
-        holder("unit", "a.service", 60_000, 2),
-        holder("unit", "a.service", 5_000, 3),
-        holder("exited", "a.service", 3_000, 4),
-        holder("outside", null, 1_000, 5),
-      ], { unattributedMiB: 500 }),
+      gpu(
+        3,
+        [
+          holder("unit", "b.service", 10_000, 1),
+          holder("unit", "a.service", 60_000, 2),
+          holder("unit", "a.service", 5_000, 3),
+          holder("exited", "a.service", 3_000, 4),
+          holder("outside", null, 1_000, 5),
+        ],
+        { unattributedMiB: 500 },
+      ),
     );
     expect(m.parts.map((p) => [p.kind, p.unit, p.miB])).toEqual([
       ["unit", "a.service", 65_000],

@@ -113,7 +113,12 @@ describe("StateTimeline (server render)", () => {
   });
 
   it("stays small and quick for a unit in a restart loop (10 000 transitions in 24 h)", () => {
-    const loop: [string, string][] = [["activating", "start-pre"], ["active", "running"], ["failed", "failed"], ["activating", "auto-restart"]];
+    const loop: [string, string][] = [
+      ["activating", "start-pre"],
+      ["active", "running"],
+      ["failed", "failed"],
+      ["activating", "auto-restart"],
+    ];
     const many = Array.from({ length: 10_000 }, (_, i) => tr(86_000 - i * 8, loop[i % 4]!, loop[(i + 3) % 4]!));
     const t0 = performance.now();
     const html = render({ transitions: many, range: "24h", markers: [] });
@@ -174,8 +179,12 @@ describe("StateTimeline: spans no agent watched", () => {
 
   it("tells screen readers: in the summary and in a table with both ends and the duration", () => {
     const html = render({ unobserved: [gap] });
-    expect(html).toMatch(/aria-label="State timeline of vllm.service, 11:00 to now, following now\. Now active \(running\) for 1 min 30 s\.[^"]* No agent was running during 1 span in view: states rebuilt from systemd&#x27;s timestamps, substates not observed\."/);
-    expect(html).toContain("<caption>Times no agent was running, in view: states rebuilt from systemd&#x27;s timestamps, substates not observed; no GPU memory samples</caption>");
+    expect(html).toMatch(
+      /aria-label="State timeline of vllm.service, 11:00 to now, following now\. Now active \(running\) for 1 min 30 s\.[^"]* No agent was running during 1 span in view: states rebuilt from systemd&#x27;s timestamps, substates not observed\."/,
+    );
+    expect(html).toContain(
+      "<caption>Times no agent was running, in view: states rebuilt from systemd&#x27;s timestamps, substates not observed; no GPU memory samples</caption>",
+    );
     expect(html).toContain("<td>11:02:10</td><td>11:07:55</td><td>5 min 45 s</td>");
   });
 

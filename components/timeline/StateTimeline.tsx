@@ -24,7 +24,18 @@ import type { ObservationGap, UnitTransition } from "@/server/agent/types";
 import { formatDuration, formatSystemdTimestamp, formatTime } from "@/components/format/format";
 import { buildSegments, segmentDurationMs, summarizeSegments, type CurrentStateFallback, type TimelineSegment } from "./segments";
 import { STATE_STYLE_KEYS, stateStyle, type StatePattern, type StateStyle } from "./stateStyle";
-import { CHAR_PX, clusterBreakdown, layoutGaps, layoutSegments, timeScale, TIME_GUTTER, type ClusterBox, type GapBox, type TimeGutter, type TimeScale } from "./layout";
+import {
+  CHAR_PX,
+  clusterBreakdown,
+  layoutGaps,
+  layoutSegments,
+  timeScale,
+  TIME_GUTTER,
+  type ClusterBox,
+  type GapBox,
+  type TimeGutter,
+  type TimeScale,
+} from "./layout";
 import { timeTicks } from "./ticks";
 import { RANGE_LABEL, RANGE_MS, TIME_RANGES, followView, reduceView, resolveWindow, type TimeRange, type ViewAction, type ViewState } from "./view";
 
@@ -236,7 +247,11 @@ export function StateTimeline(props: StateTimelineProps) {
   const boxes = useMemo(() => layoutSegments(segments, scale), [segments, scale]);
   const gapBoxes = useMemo(() => layoutGaps(unobserved, scale), [unobserved, scale]);
   const visibleMarkers = useMemo(
-    () => markers.map((m, i) => ({ m, i })).filter(({ m }) => m.atMs >= win.fromMs && m.atMs <= win.toMs).sort((a, b) => a.m.atMs - b.m.atMs),
+    () =>
+      markers
+        .map((m, i) => ({ m, i }))
+        .filter(({ m }) => m.atMs >= win.fromMs && m.atMs <= win.toMs)
+        .sort((a, b) => a.m.atMs - b.m.atMs),
     [markers, win.fromMs, win.toMs],
   );
   const ticks = useMemo(
@@ -308,7 +323,13 @@ export function StateTimeline(props: StateTimelineProps) {
     const gapIdx = target.getAttribute?.("data-gap");
     const span = win.toMs - win.fromMs;
     const item: { kind: TipKind; i: number } | null =
-      segIdx != null ? { kind: "segment", i: Number(segIdx) } : markerIdx != null ? { kind: "marker", i: Number(markerIdx) } : gapIdx != null ? { kind: "gap", i: Number(gapIdx) } : null;
+      segIdx != null
+        ? { kind: "segment", i: Number(segIdx) }
+        : markerIdx != null
+          ? { kind: "marker", i: Number(markerIdx) }
+          : gapIdx != null
+            ? { kind: "gap", i: Number(gapIdx) }
+            : null;
     if (item && (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End")) {
       const count = countOf(item.kind);
       const next = e.key === "Home" ? 0 : e.key === "End" ? count - 1 : item.i + (e.key === "ArrowLeft" ? -1 : 1);
@@ -444,9 +465,7 @@ export function StateTimeline(props: StateTimelineProps) {
   const nowX = nowMs >= win.fromMs && nowMs <= win.toMs ? scale.x(nowMs) : null;
   const hoverX = hoverMs != null && hoverMs >= win.fromMs && hoverMs <= win.toMs ? scale.x(hoverMs) : null;
   const gapSummary =
-    gapBoxes.length === 0
-      ? ""
-      : ` No agent was running during ${gapBoxes.length === 1 ? "1 span" : `${gapBoxes.length} spans`} in view: ${GAP_MEANING}.`;
+    gapBoxes.length === 0 ? "" : ` No agent was running during ${gapBoxes.length === 1 ? "1 span" : `${gapBoxes.length} spans`} in view: ${GAP_MEANING}.`;
   const legendStyles = useMemo(() => {
     const seen = new Map<string, StateStyle>();
     for (const s of segments) {
@@ -466,7 +485,13 @@ export function StateTimeline(props: StateTimelineProps) {
         x: b.x + b.width / 2,
         content:
           b.kind === "segment" ? (
-            <SegmentTip segment={b.segment} style={b.style} nowMs={nowMs} timeZone={timeZone} unobserved={overlapsGap(gapBoxes, b.segment.startMs, b.segment.endMs)} />
+            <SegmentTip
+              segment={b.segment}
+              style={b.style}
+              nowMs={nowMs}
+              timeZone={timeZone}
+              unobserved={overlapsGap(gapBoxes, b.segment.startMs, b.segment.endMs)}
+            />
           ) : (
             <ClusterTip cluster={b} nowMs={nowMs} timeZone={timeZone} />
           ),
@@ -494,16 +519,36 @@ export function StateTimeline(props: StateTimelineProps) {
           ))}
         </div>
         <div role="group" aria-label="Zoom and pan" className="flex gap-1">
-          <button type="button" className={btn} aria-label="Pan earlier" title="Pan earlier (←)" onClick={() => dispatch({ type: "pan", deltaMs: -(win.toMs - win.fromMs) * 0.25 })}>
+          <button
+            type="button"
+            className={btn}
+            aria-label="Pan earlier"
+            title="Pan earlier (←)"
+            onClick={() => dispatch({ type: "pan", deltaMs: -(win.toMs - win.fromMs) * 0.25 })}
+          >
             <span aria-hidden="true">◀</span>
           </button>
-          <button type="button" className={btn} aria-label="Zoom out" title="Zoom out (−)" onClick={() => dispatch({ type: "zoom", factor: 2 })} disabled={win.toMs - win.fromMs >= rangeMs}>
+          <button
+            type="button"
+            className={btn}
+            aria-label="Zoom out"
+            title="Zoom out (−)"
+            onClick={() => dispatch({ type: "zoom", factor: 2 })}
+            disabled={win.toMs - win.fromMs >= rangeMs}
+          >
             <span aria-hidden="true">−</span>
           </button>
           <button type="button" className={btn} aria-label="Zoom in" title="Zoom in (+)" onClick={() => dispatch({ type: "zoom", factor: 0.5 })}>
             <span aria-hidden="true">+</span>
           </button>
-          <button type="button" className={btn} aria-label="Pan later" title="Pan later (→)" onClick={() => dispatch({ type: "pan", deltaMs: (win.toMs - win.fromMs) * 0.25 })} disabled={following}>
+          <button
+            type="button"
+            className={btn}
+            aria-label="Pan later"
+            title="Pan later (→)"
+            onClick={() => dispatch({ type: "pan", deltaMs: (win.toMs - win.fromMs) * 0.25 })}
+            disabled={following}
+          >
             <span aria-hidden="true">▶</span>
           </button>
           <button
@@ -557,12 +602,7 @@ export function StateTimeline(props: StateTimelineProps) {
                   return (
                     <g key={t.atMs}>
                       <line x1={x} x2={x} y1={LANE_TOP} y2={LANE_TOP + LANE + 4} style={{ stroke: "var(--gd-grid)" }} />
-                      <text
-                        x={x}
-                        y={LANE_TOP + LANE + 16}
-                        textAnchor="middle"
-                        style={{ fill: "var(--gd-axis)", fontWeight: t.isDayStart ? 600 : 400 }}
-                      >
+                      <text x={x} y={LANE_TOP + LANE + 16} textAnchor="middle" style={{ fill: "var(--gd-axis)", fontWeight: t.isDayStart ? 600 : 400 }}>
                         {t.label}
                       </text>
                     </g>
@@ -593,7 +633,15 @@ export function StateTimeline(props: StateTimelineProps) {
                       <StateShape idPrefix={idPrefix} style={b.style} x={b.x} y={LANE_TOP} width={b.width} height={LANE} />
                       {b.kind === "cluster" && (
                         // a comb along the bottom: "many changes here", in any colour scheme
-                        <rect x={b.x} y={LANE_TOP + LANE - 7} width={b.width} height={7} fill={`url(#${idPrefix}-vertical)`} style={{ stroke: "var(--gd-surface-fg)" }} strokeWidth={0.5} />
+                        <rect
+                          x={b.x}
+                          y={LANE_TOP + LANE - 7}
+                          width={b.width}
+                          height={7}
+                          fill={`url(#${idPrefix}-vertical)`}
+                          style={{ stroke: "var(--gd-surface-fg)" }}
+                          strokeWidth={0.5}
+                        />
                       )}
                       {b.label && (
                         <g aria-hidden="true">
@@ -605,12 +653,7 @@ export function StateTimeline(props: StateTimelineProps) {
                             rx={3}
                             style={{ fill: b.style.colorVar }}
                           />
-                          <text
-                            x={b.x + b.width / 2}
-                            y={LANE_TOP + LANE / 2 + 4}
-                            textAnchor="middle"
-                            style={{ fill: b.style.textColorVar, fontWeight: 600 }}
-                          >
+                          <text x={b.x + b.width / 2} y={LANE_TOP + LANE / 2 + 4} textAnchor="middle" style={{ fill: b.style.textColorVar, fontWeight: 600 }}>
                             {b.label}
                           </text>
                         </g>
@@ -643,7 +686,14 @@ export function StateTimeline(props: StateTimelineProps) {
                       <rect x={g.x} y={1} width={g.width} height={LANE_TOP + LANE - 1} fill={`url(#${idPrefix}-gap)`} />
                       {!g.clippedStart && <line x1={g.x} x2={g.x} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />}
                       {!g.clippedEnd && (
-                        <line x1={g.x + g.width} x2={g.x + g.width} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />
+                        <line
+                          x1={g.x + g.width}
+                          x2={g.x + g.width}
+                          y1={1}
+                          y2={LANE_TOP + LANE}
+                          style={{ stroke: "var(--gd-gap-edge)" }}
+                          strokeDasharray="3 2"
+                        />
                       )}
                     </g>
                   ))}
@@ -709,7 +759,16 @@ export function StateTimeline(props: StateTimelineProps) {
                 </g>
               )}
               {hoverX != null && (
-                <line x1={hoverX} x2={hoverX} y1={0} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-hover)" }} strokeDasharray="2 2" pointerEvents="none" aria-hidden="true" />
+                <line
+                  x1={hoverX}
+                  x2={hoverX}
+                  y1={0}
+                  y2={LANE_TOP + LANE}
+                  style={{ stroke: "var(--gd-hover)" }}
+                  strokeDasharray="2 2"
+                  pointerEvents="none"
+                  aria-hidden="true"
+                />
               )}
 
               {/* action markers */}
@@ -766,7 +825,12 @@ export function StateTimeline(props: StateTimelineProps) {
           >
             {tipBox.content}
             {tipValid?.pinned && (
-              <button type="button" className="absolute top-1 right-1 rounded px-1 text-[var(--gd-surface-muted)] hover:text-[var(--gd-surface-fg)]" aria-label="Close details" onClick={() => setTip(null)}>
+              <button
+                type="button"
+                className="absolute top-1 right-1 rounded px-1 text-[var(--gd-surface-muted)] hover:text-[var(--gd-surface-fg)]"
+                aria-label="Close details"
+                onClick={() => setTip(null)}
+              >
                 ×
               </button>
             )}
@@ -816,48 +880,50 @@ export function StateTimeline(props: StateTimelineProps) {
 
           {/* the same facts for screen readers, as tables */}
           <div className="sr-only">
-          <table>
-            <caption>{`${title}, ${windowText}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">State</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Result</th>
-              </tr>
-            </thead>
-            <tbody>
-              {boxes.map((b, i) => {
-                // One row per drawn box: a restart loop at 24 h is one row, not thousands.
-                if (b.kind === "cluster") {
+            <table>
+              <caption>{`${title}, ${windowText}`}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">State</th>
+                  <th scope="col">From</th>
+                  <th scope="col">To</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Result</th>
+                </tr>
+              </thead>
+              <tbody>
+                {boxes.map((b, i) => {
+                  // One row per drawn box: a restart loop at 24 h is one row, not thousands.
+                  if (b.kind === "cluster") {
+                    return (
+                      <tr key={i}>
+                        <td>{`${b.segments.length} state changes: ${clusterBreakdown(b.segments)
+                          .map((e) => `${e.style.label} ${e.count}×`)
+                          .join(", ")}`}</td>
+                        <td>{formatTime(b.startMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                        <td>{formatTime(b.endMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                        <td>{formatDuration(b.endMs - b.startMs)}</td>
+                        <td>{`${b.segments.filter((s) => s.activeState === "failed").length} failed`}</td>
+                      </tr>
+                    );
+                  }
+                  const s = b.segment;
+                  const d = segmentDurationMs(s, nowMs);
                   return (
                     <tr key={i}>
-                      <td>{`${b.segments.length} state changes: ${clusterBreakdown(b.segments).map((e) => `${e.style.label} ${e.count}×`).join(", ")}`}</td>
-                      <td>{formatTime(b.startMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
-                      <td>{formatTime(b.endMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
-                      <td>{formatDuration(b.endMs - b.startMs)}</td>
-                      <td>{`${b.segments.filter((s) => s.activeState === "failed").length} failed`}</td>
+                      <td>{stateStyle(s.activeState, s.subState).label}</td>
+                      <td>{s.realStartMs == null ? "before recorded history" : formatTime(s.realStartMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                      <td>{s.open ? "now (current)" : formatTime(s.realEndMs ?? s.endMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                      <td>{d == null ? "unknown" : formatDuration(d)}</td>
+                      <td>
+                        {s.result || "—"}
+                        {s.inRestartCycle ? " (restart cycle)" : ""}
+                      </td>
                     </tr>
                   );
-                }
-                const s = b.segment;
-                const d = segmentDurationMs(s, nowMs);
-                return (
-                  <tr key={i}>
-                    <td>{stateStyle(s.activeState, s.subState).label}</td>
-                    <td>{s.realStartMs == null ? "before recorded history" : formatTime(s.realStartMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
-                    <td>{s.open ? "now (current)" : formatTime(s.realEndMs ?? s.endMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
-                    <td>{d == null ? "unknown" : formatDuration(d)}</td>
-                    <td>
-                      {s.result || "—"}
-                      {s.inRestartCycle ? " (restart cycle)" : ""}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+                })}
+              </tbody>
+            </table>
           </div>
           {gapBoxes.length > 0 && (
             <div className="sr-only">
@@ -884,29 +950,29 @@ export function StateTimeline(props: StateTimelineProps) {
           )}
           {visibleMarkers.length > 0 && (
             <div className="sr-only">
-            <table>
-              <caption>{`Actions on ${unitName ?? "the unit"} in view`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Job result</th>
-                </tr>
-              </thead>
-              <tbody>
-                {visibleMarkers.map(({ m }, i) => (
-                  <tr key={i}>
-                    <td>{formatTime(m.atMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
-                    <td>{m.user}</td>
-                    <td>{m.href ? <a href={m.href}>{m.action}</a> : m.action}</td>
-                    <td>{m.reason ?? "—"}</td>
-                    <td>{m.jobResult ?? "—"}</td>
+              <table>
+                <caption>{`Actions on ${unitName ?? "the unit"} in view`}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">User</th>
+                    <th scope="col">Action</th>
+                    <th scope="col">Reason</th>
+                    <th scope="col">Job result</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {visibleMarkers.map(({ m }, i) => (
+                    <tr key={i}>
+                      <td>{formatTime(m.atMs, { timeZone, date: "auto", relativeToMs: nowMs })}</td>
+                      <td>{m.user}</td>
+                      <td>{m.href ? <a href={m.href}>{m.action}</a> : m.action}</td>
+                      <td>{m.reason ?? "—"}</td>
+                      <td>{m.jobResult ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </div>
           )}
         </>
@@ -921,16 +987,26 @@ function TipRow({ name, children }: { name: string; children: ReactNode }) {
       <dt className="text-[var(--gd-surface-muted)]">{name}</dt>
       <dd className="m-0">{children}</dd>
     </>
-      );
-    }
+  );
+}
 
-function SegmentTip({ segment: s, style, nowMs, timeZone, unobserved }: { segment: TimelineSegment; style: StateStyle; nowMs: number; timeZone?: string; unobserved?: boolean }) {
+function SegmentTip({
+  segment: s,
+  style,
+  nowMs,
+  timeZone,
+  unobserved,
+}: {
+  segment: TimelineSegment;
+  style: StateStyle;
+  nowMs: number;
+  timeZone?: string;
+  unobserved?: boolean;
+}) {
   const d = segmentDurationMs(s, nowMs);
   const endMs = s.realEndMs;
   const exact = (usec: number | null) =>
-    usec != null && (
-      <div className="font-mono text-[10px] text-[var(--gd-surface-muted)]">{`${formatSystemdTimestamp(usec, timeZone)} · ${usec} µs`}</div>
-    );
+    usec != null && <div className="font-mono text-[10px] text-[var(--gd-surface-muted)]">{`${formatSystemdTimestamp(usec, timeZone)} · ${usec} µs`}</div>;
   return (
     <div className="pr-4">
       <div className="mb-1 flex items-center gap-2">
@@ -995,8 +1071,8 @@ function GapTip({ gap: g, nowMs, timeZone }: { gap: GapBox; nowMs: number; timeZ
         <TipRow name="Lasted">{formatDuration(g.toMs - g.fromMs)}</TipRow>
       </dl>
       <p className="mt-1 max-w-72">
-        No agent watched the host. The states in this span were rebuilt from systemd&apos;s timestamps afterwards; substates were not observed and
-        GPU memory was not sampled.
+        No agent watched the host. The states in this span were rebuilt from systemd&apos;s timestamps afterwards; substates were not observed and GPU memory
+        was not sampled.
       </p>
     </div>
   );

@@ -4,9 +4,23 @@ import { CLUSTER_BELOW_PX, MIN_SEGMENT_PX, clusterBreakdown, layoutGaps, layoutS
 
 function seg(startMs: number, endMs: number, activeState: string, subState: string): TimelineSegment {
   return {
-    startMs, endMs, realStartMs: startMs, realEndMs: endMs, startUsec: startMs * 1000, endUsec: endMs * 1000,
-    activeState, subState, result: "success", inRestartCycle: false, open: false, startUnknown: false,
-    clippedStart: false, clippedEnd: false, nRestarts: null, mainPid: null, controlPid: null,
+    startMs,
+    endMs,
+    realStartMs: startMs,
+    realEndMs: endMs,
+    startUsec: startMs * 1000,
+    endUsec: endMs * 1000,
+    activeState,
+    subState,
+    result: "success",
+    inRestartCycle: false,
+    open: false,
+    startUnknown: false,
+    clippedStart: false,
+    clippedEnd: false,
+    nRestarts: null,
+    mainPid: null,
+    controlPid: null,
   };
 }
 
@@ -71,7 +85,13 @@ describe("layoutGaps", () => {
   });
 
   it("clips a span reaching outside the window to its edges and keeps the real ends", () => {
-    const [before, after] = layoutGaps([{ fromMs: 500, toMs: 1100 }, { fromMs: 1900, toMs: 2600 }], scale);
+    const [before, after] = layoutGaps(
+      [
+        { fromMs: 500, toMs: 1100 },
+        { fromMs: 1900, toMs: 2600 },
+      ],
+      scale,
+    );
     expect(before).toMatchObject({ fromMs: 500, toMs: 1100, startMs: 1000, endMs: 1100, clippedStart: true, clippedEnd: false, x: 44, width: 100 });
     expect(after).toMatchObject({ fromMs: 1900, toMs: 2600, startMs: 1900, endMs: 2000, clippedStart: false, clippedEnd: true, x: 944, width: 100 });
     expect(after!.x + after!.width).toBe(scale.left + scale.width);

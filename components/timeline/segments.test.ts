@@ -6,12 +6,7 @@ import { STATE_STYLE_KEYS, stateSortRank, stateStyle, stateStyleKey } from "./st
 const T0 = Date.UTC(2025, 0, 12, 12, 0, 0); // ms
 const sec = (s: number) => T0 + s * 1000;
 /** transition at T0 + s seconds (+ extra µs) */
-function tr(
-  s: number,
-  to: [string, string],
-  from: [string, string] | null,
-  extra: Partial<UnitTransition> = {},
-): UnitTransition {
+function tr(s: number, to: [string, string], from: [string, string] | null, extra: Partial<UnitTransition> = {}): UnitTransition {
   return {
     unit: "vllm.service",
     atUsec: sec(s) * 1000 + (extra.atUsec ?? 0),
@@ -121,10 +116,7 @@ describe("buildSegments", () => {
   });
 
   it("merges a transition that changes nothing visible into the previous segment", () => {
-    const t = [
-      tr(0, ["active", "running"], null, { nRestarts: 1 }),
-      tr(10, ["active", "running"], ["active", "running"], { nRestarts: 2 }),
-    ];
+    const t = [tr(0, ["active", "running"], null, { nRestarts: 1 }), tr(10, ["active", "running"], ["active", "running"], { nRestarts: 2 })];
     const segs = buildSegments(t, sec(0), sec(20), sec(20));
     expect(segs).toHaveLength(1);
     expect(segs[0]!.nRestarts).toBe(2);

@@ -63,12 +63,7 @@ interface FullSegment {
 const usecToMs = (usec: Usec) => usec / 1000;
 
 function sameState(a: FullSegment, t: UnitTransition): boolean {
-  return (
-    a.activeState === t.to.activeState &&
-    a.subState === t.to.subState &&
-    a.result === t.result &&
-    a.inRestartCycle === t.inRestartCycle
-  );
+  return a.activeState === t.to.activeState && a.subState === t.to.subState && a.result === t.result && a.inRestartCycle === t.inRestartCycle;
 }
 
 /**

@@ -19,18 +19,7 @@ export type StatePattern =
   | "dashed-outline"; // unknown / maintenance
 
 export type StateStyleKey =
-  | "inactive"
-  | "start-pre"
-  | "activating"
-  | "auto-restart"
-  | "running"
-  | "active"
-  | "reloading"
-  | "stopping"
-  | "killing"
-  | "failed"
-  | "maintenance"
-  | "unknown";
+  "inactive" | "start-pre" | "activating" | "auto-restart" | "running" | "active" | "reloading" | "stopping" | "killing" | "failed" | "maintenance" | "unknown";
 
 export interface StateStyle {
   key: StateStyleKey;

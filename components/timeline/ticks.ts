@@ -39,14 +39,7 @@ export function utcOffsetMinutes(ms: number, timeZone?: string): number {
   const dtf = offsetFormatter(timeZone);
   const parts: Record<string, string> = {};
   for (const p of dtf.formatToParts(new Date(ms))) parts[p.type] = p.value;
-  const asUtc = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour) % 24,
-    Number(parts.minute),
-    Number(parts.second),
-  );
+  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour) % 24, Number(parts.minute), Number(parts.second));
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / M);
 }
 

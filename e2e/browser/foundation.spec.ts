@@ -4,8 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 test.describe.configure({ mode: "serial" });
 
 const KIMI = "vllm-kimi-k25.service";
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: `test-results/screenshots/${test.info().project.name}-${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${test.info().project.name}-${name}.png`, fullPage: true });
 
 async function waitLive(page: Page) {
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
@@ -72,7 +71,12 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
     timeout: 2_000,
   });
   await expect(page.getByTestId("diagnosis")).toHaveAttribute("data-code", "waiting-gpu-exited");
-  await expect(page.getByRole("list", { name: "States in view" }).getByRole("listitem", { name: /activating \(start-pre\)/ }).first()).toBeAttached();
+  await expect(
+    page
+      .getByRole("list", { name: "States in view" })
+      .getByRole("listitem", { name: /activating \(start-pre\)/ })
+      .first(),
+  ).toBeAttached();
   await shot(page, "start-pre");
 
   // meanwhile the overview's GPU strip and the GPUs page show that memory as held by an exited process
@@ -94,7 +98,12 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
   await expect(states.getByRole("listitem", { name: /activating \(start-pre\)/ }).first()).toBeAttached();
   await expect(states.getByRole("listitem", { name: /active \(running\)/ }).first()).toBeAttached();
   // the reason is on the action marker
-  await expect(page.getByRole("list", { name: "Actions in view" }).getByRole("listitem", { name: /e2e: restart after kill/ }).last()).toBeAttached();
+  await expect(
+    page
+      .getByRole("list", { name: "Actions in view" })
+      .getByRole("listitem", { name: /e2e: restart after kill/ })
+      .last(),
+  ).toBeAttached();
   await shot(page, "running-after-restart");
 });
 
@@ -112,7 +121,10 @@ test("journal lines appear live", async ({ page }) => {
   const stopped = lines.filter({ hasText: "Stopped vLLM: bge-small embeddings." });
   const [stoppingBefore, stoppedBefore] = [await stopping.count(), await stopped.count()];
   await page.getByRole("group", { name: "Unit actions" }).getByRole("button", { name: "Stop", exact: true }).click();
-  await page.getByRole("dialog").getByRole("button", { name: /Stop vllm-embed-small.service/ }).click();
+  await page
+    .getByRole("dialog")
+    .getByRole("button", { name: /Stop vllm-embed-small.service/ })
+    .click();
   await expect(stopping).toHaveCount(stoppingBefore + 1);
   await expect(stopped).toHaveCount(stoppedBefore + 1);
   await expect(badge).toHaveText("inactive (dead)");

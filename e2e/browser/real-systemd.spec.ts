@@ -28,7 +28,13 @@ async function recordBadge(page: Page): Promise<void> {
       if (state && steps.at(-1)?.state !== state) steps.push({ state, atMs: performance.now() });
     };
     read();
-    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["data-state"] });
+    new MutationObserver(read).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ["data-state"],
+    });
   });
 }
 
@@ -43,7 +49,9 @@ test.describe("npm start mode on a real systemd", () => {
     test.setTimeout(120_000);
     const t0 = Date.now();
     host = await startRealSystemdHost();
-    console.log(`[real-systemd] sandbox ${host.sandbox.name} (systemd host pid ${host.sandbox.pid}) + agent + panel ready in ${Date.now() - t0} ms at ${host.panelUrl}`);
+    console.log(
+      `[real-systemd] sandbox ${host.sandbox.name} (systemd host pid ${host.sandbox.pid}) + agent + panel ready in ${Date.now() - t0} ms at ${host.panelUrl}`,
+    );
   });
 
   test.afterAll(async () => {

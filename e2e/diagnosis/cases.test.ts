@@ -230,8 +230,7 @@ function describeDiagnosis(d: Diagnosis | undefined): string {
   return `${d.severity} ${d.code}${d.etaMs !== undefined ? ` (eta ${Math.round(d.etaMs)} ms)` : ""}: ${d.headline}\n${evidence}${next}`;
 }
 
-const evidence = (d: Diagnosis, label: string | RegExp) =>
-  d.evidence.find((e) => (typeof label === "string" ? e.label === label : label.test(e.label)));
+const evidence = (d: Diagnosis, label: string | RegExp) => d.evidence.find((e) => (typeof label === "string" ? e.label === label : label.test(e.label)));
 
 /** "12 s" → 12_000, "1 min 5 s" → 65_000, "800 ms" → 800 (format.ts formatDuration). */
 function parseDuration(text: string): number {
@@ -282,8 +281,7 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     }
   }
 
-  const untilCode = (unit: string, code: Diagnosis["code"], timeoutMs?: number) =>
-    diagnoseUntil(unit, code, (d) => d.code === code, timeoutMs);
+  const untilCode = (unit: string, code: Diagnosis["code"], timeoutMs?: number) => diagnoseUntil(unit, code, (d) => d.code === code, timeoutMs);
 
   const seenCount = (unit: string) => (seen.get(unit) ?? []).length;
   const seenSince = (unit: string, mark: number) => (seen.get(unit) ?? []).slice(mark);
@@ -408,8 +406,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     await untilCode(unit, "healthy");
     const workerPids = await Promise.all(INCIDENT_GPUS.map((gpu) => waitPidFile(`/run/fake-vllm-worker-${gpu}.pid`)));
     // The agent sees the four workers as the unit's holders.
-    const sample = await waitSample("the four workers as holders", (s) =>
-      s.gpus.flatMap((g) => g.holders).filter((h) => h.kind === "unit" && h.unit === unit).length === INCIDENT_GPUS.length,
+    const sample = await waitSample(
+      "the four workers as holders",
+      (s) => s.gpus.flatMap((g) => g.holders).filter((h) => h.kind === "unit" && h.unit === unit).length === INCIDENT_GPUS.length,
     );
     expect(sample.gpus.filter((g) => g.index !== null && INCIDENT_GPUS.includes(g.index)).map((g) => g.holders.map((h) => [h.kind, h.pid, h.usedMiB]))).toEqual(
       workerPids.map((pid) => [["unit", pid, INCIDENT_MIB_PER_GPU]]),
@@ -447,14 +446,21 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const [, gib, pidText, killedAgo, , timeoutLeft] = m!;
     // All four still: the first GPU frees 2 s after the deaths.
     expect(Number(gib)).toBe((INCIDENT_GPUS.length * INCIDENT_MIB_PER_GPU) / GIB);
-    expect(pidText).toBe(`${[...workerPids].sort((a, b) => a - b).slice(0, 3).join(", ")} +1`);
+    expect(pidText).toBe(
+      `${[...workerPids]
+        .sort((a, b) => a - b)
+        .slice(0, 3)
+        .join(", ")} +1`,
+    );
     expect(parseDuration(killedAgo)).toBeLessThanOrEqual(Date.now() - killedAt + 1000);
     expect(Number(timeoutLeft)).toBeGreaterThan(INCIDENT_TIMEOUT_START_S - 5);
     expect(Number(timeoutLeft)).toBeLessThanOrEqual(INCIDENT_TIMEOUT_START_S);
     for (const [i, pid] of workerPids.entries()) {
       const gpu = INCIDENT_GPUS[i];
       expect(evidence(waiting, `Exited PID ${pid}`)?.value, describeDiagnosis(waiting)).toMatch(
-        new RegExp(`^20 GiB on GPU ${gpu} · diag-incident\\.service · /bin/sh /usr/local/bin/fake-vllm-worker ${gpu} ${INCIDENT_MIB_PER_GPU} · last seen alive (<1|\\d+) s ago$`),
+        new RegExp(
+          `^20 GiB on GPU ${gpu} · diag-incident\\.service · /bin/sh /usr/local/bin/fake-vllm-worker ${gpu} ${INCIDENT_MIB_PER_GPU} · last seen alive (<1|\\d+) s ago$`,
+        ),
       );
     }
     expect(evidence(waiting, "ExecStartPre")?.value).toMatch(/^PID \d+, running (<1|\d+) s: (\/bin\/sh )?\/usr\/local\/bin\/wait-gpu-free 0,1,2,3 1000$/);
@@ -480,17 +486,29 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     // Never "waits for itself" after the restart, and no flicker: waiting-gpu-exited on every
     // poll until the memory is free (then a moment of start-pre-running, then healthy).
     const sinceRestart = seenSince(unit, mark);
-    expect(sinceRestart.some((l) => l.startsWith("waiting-gpu-leftover")), sinceRestart.join("\n")).toBe(false);
+    expect(
+      sinceRestart.some((l) => l.startsWith("waiting-gpu-leftover")),
+      sinceRestart.join("\n"),
+    ).toBe(false);
     const codes = history.map((d) => d.code);
     const lastWaiting = codes.lastIndexOf("waiting-gpu-exited");
-    expect(codes.slice(0, lastWaiting + 1).every((c) => c === "waiting-gpu-exited"), sinceRestart.join("\n")).toBe(true);
-    expect(codes.slice(lastWaiting + 1, -1).every((c) => c === "start-pre-running"), sinceRestart.join("\n")).toBe(true);
+    expect(
+      codes.slice(0, lastWaiting + 1).every((c) => c === "waiting-gpu-exited"),
+      sinceRestart.join("\n"),
+    ).toBe(true);
+    expect(
+      codes.slice(lastWaiting + 1, -1).every((c) => c === "start-pre-running"),
+      sinceRestart.join("\n"),
+    ).toBe(true);
 
     // The drain: after the first GPU frees, a rate near the staircase's (20 GiB per 1.5 s).
     const draining = history.filter((d) => d.code === "waiting-gpu-exited" && /draining at/.test(d.headline));
     expect(draining.length, sinceRestart.join("\n")).toBeGreaterThan(3);
     for (const d of draining) {
-      const dm = /still held by (?:\d exited processes of |exited process \d+ \()diag-incident\.service.* on GPUs? [\d–, ]+; draining at (\d+(?:\.\d)?) GiB\/s, free in ~(.+?) — (.+?) before TimeoutStartSec\.$/.exec(d.headline);
+      const dm =
+        /still held by (?:\d exited processes of |exited process \d+ \()diag-incident\.service.* on GPUs? [\d–, ]+; draining at (\d+(?:\.\d)?) GiB\/s, free in ~(.+?) — (.+?) before TimeoutStartSec\.$/.exec(
+          d.headline,
+        );
       expect(dm, describeDiagnosis(d)).not.toBeNull();
       // A fit over the plateau and the first step starts lower (~7 GiB/s) and converges on ~13.
       expect(Number(dm![1])).toBeGreaterThanOrEqual(3);
@@ -502,7 +520,10 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
       expect(evidence(d, "Drain rate")?.value).toMatch(/^\d+(\.\d)? GiB\/s \(\d+ MiB\/s, linear fit over \d+ samples in .+\)$/);
     }
     // Never the false alarm "may never be freed" while it visibly drains.
-    expect(sinceRestart.some((l) => /may never be freed/.test(l)), sinceRestart.join("\n")).toBe(false);
+    expect(
+      sinceRestart.some((l) => /may never be freed/.test(l)),
+      sinceRestart.join("\n"),
+    ).toBe(false);
     printSeen(unit);
     console.info(
       `case 1: exited holders diagnosed ${diagnosedAfterMs} ms after the kill; healthy again after ${healthyAfterMs} ms; ${draining.length} polls with a drain rate; test ${Date.now() - t0} ms`,
@@ -531,7 +552,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     expect(d.severity).toBe("critical");
     expect(d.nextStep?.action).toEqual({ kind: "open-unit", unit: holderUnit });
     expect(d.nextStep?.text).toMatch(/^Open diag-other\.service/);
-    expect(evidence(d, `PID ${workerPid}`)?.value).toBe(`30 GiB on GPU ${OTHER_UNIT_GPU} · diag-other.service · /bin/sh /usr/local/bin/fake-vllm-worker ${OTHER_UNIT_GPU} ${OTHER_UNIT_MIB}`);
+    expect(evidence(d, `PID ${workerPid}`)?.value).toBe(
+      `30 GiB on GPU ${OTHER_UNIT_GPU} · diag-other.service · /bin/sh /usr/local/bin/fake-vllm-worker ${OTHER_UNIT_GPU} ${OTHER_UNIT_MIB}`,
+    );
     expect(d.etaMs! / 1000).toBeCloseTo(Number(m![1]), -1);
     expect(evidence(d, "GPUs")?.value).toBe(`GPU ${OTHER_UNIT_GPU} — the GPUs its ExecStartPre queries (nvidia-smi -i)`);
     // Stable: the same diagnosis on every poll while nothing changes.
@@ -565,7 +588,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     expect(d.nextStep?.text).toMatch(new RegExp(`^Stop PID ${pid} from a shell`));
     expect(d.nextStep?.action).toBeUndefined();
     expect(evidence(d, "GPUs")?.value).toBe(`GPU ${OUTSIDE_GPU} — the GPUs its ExecStartPre queries (nvidia-smi -i)`);
-    expect(evidence(d, `PID ${pid} (no unit)`)?.value).toBe(`12 GiB on GPU ${OUTSIDE_GPU} · outside any unit · /bin/sh /usr/local/bin/train-job ${OUTSIDE_GPU} ${OUTSIDE_MIB}`);
+    expect(evidence(d, `PID ${pid} (no unit)`)?.value).toBe(
+      `12 GiB on GPU ${OUTSIDE_GPU} · outside any unit · /bin/sh /usr/local/bin/train-job ${OUTSIDE_GPU} ${OUTSIDE_MIB}`,
+    );
     for (let i = 0; i < 5; i++) expect((await diagnoseNow(unit)).code).toBe("waiting-gpu-outside");
 
     await job.kill("SIGTERM");
@@ -614,7 +639,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const running = await untilCode(unit, "start-pre-running");
     expect(running.headline).toMatch(/^ExecStartPre running for (<1|\d+) s: `\/bin\/sleep 30` — TimeoutStartSec in (<1|\d) s\.$/);
     const d = await untilCode(unit, "start-timeout", 10_000);
-    expect(d.headline).toMatch(/^Start timed out (<1|\d+) s ago: ExecStartPre `\/bin\/sleep 30` was still running when TimeoutStartSec=2 s ran out, so systemd stopped it\.$/);
+    expect(d.headline).toMatch(
+      /^Start timed out (<1|\d+) s ago: ExecStartPre `\/bin\/sleep 30` was still running when TimeoutStartSec=2 s ran out, so systemd stopped it\.$/,
+    );
     expect(evidence(d, "Result")?.value).toBe("timeout");
     expect(await show(unit, ["Result", "ActiveState"])).toEqual({ Result: "timeout", ActiveState: "failed" });
     expect(d.nextStep?.text).toMatch(/raise TimeoutStartSec=/);
@@ -642,9 +669,10 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const limit = await untilCode(unit, "start-limit-hit", 15_000);
     const shown = await show(unit, ["NRestarts", "Result", "ActiveState"]);
     expect(shown.ActiveState).toBe("failed");
-    const m = /^Start limit hit: systemd gave up after it restarted (\d+) times in (\d+) s \(StartLimitBurst=3 per 1 min\); the last attempt failed because the main process exited with code 1 \(generic failure\) (<1 s|\d+ s) after the unit became active\.$/.exec(
-      limit.headline,
-    );
+    const m =
+      /^Start limit hit: systemd gave up after it restarted (\d+) times in (\d+) s \(StartLimitBurst=3 per 1 min\); the last attempt failed because the main process exited with code 1 \(generic failure\) (<1 s|\d+ s) after the unit became active\.$/.exec(
+        limit.headline,
+      );
     expect(m, describeDiagnosis(limit)).not.toBeNull();
     expect(m![1]).toBe(shown.NRestarts);
     expect(evidence(limit, "NRestarts")?.value).toBe(shown.NRestarts);
@@ -665,7 +693,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     await agent.client.units.start.mutate({ name: bySignal });
 
     const c = await untilCode(byCode, "exited-after-start", 10_000);
-    const cm = /^Failed (<1|\d+) s ago: the main process exited with code 2 \(invalid argument \/ misuse\) (<1 s|\d+ s) after the unit became active\.$/.exec(c.headline);
+    const cm = /^Failed (<1|\d+) s ago: the main process exited with code 2 \(invalid argument \/ misuse\) (<1 s|\d+ s) after the unit became active\.$/.exec(
+      c.headline,
+    );
     expect(cm, describeDiagnosis(c)).not.toBeNull();
     const ranMs = (await showUsec(byCode, "ExecMainExitTimestamp")) / 1000 - (await showUsec(byCode, "ActiveEnterTimestamp")) / 1000;
     expect(Math.abs(parseDuration(cm![2]) - ranMs)).toBeLessThanOrEqual(1000);
@@ -688,7 +718,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const t0 = Date.now();
     const missing = await diagnoseNow("diag-missing.service");
     expect(missing.code).toBe("not-found");
-    expect(missing.headline).toBe("systemd has no unit named diag-missing.service: check the name, or run `systemctl daemon-reload` after installing its unit file.");
+    expect(missing.headline).toBe(
+      "systemd has no unit named diag-missing.service: check the name, or run `systemctl daemon-reload` after installing its unit file.",
+    );
 
     const masked = await diagnoseNow("diag-masked.service");
     expect(masked.code).toBe("masked");
@@ -723,7 +755,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     await agent.client.units.start.mutate({ name: "diag-dep-ext.service" });
     const ext = await untilCode("diag-dep-ext.service", "dependency-failed", 10_000);
     expect(ext.headline, describeDiagnosis(ext)).toMatch(
-      new RegExp(`^Not started (<1|\\d+) s ago because ${OUTSIDE_DEPENDENCY.replace(".", "\\.")}, which it requires, failed \\(result exit-code\\); the problem is in that unit, not in this one\\.$`),
+      new RegExp(
+        `^Not started (<1|\\d+) s ago because ${OUTSIDE_DEPENDENCY.replace(".", "\\.")}, which it requires, failed \\(result exit-code\\); the problem is in that unit, not in this one\\.$`,
+      ),
     );
     expect(await show(OUTSIDE_DEPENDENCY, ["ActiveState", "Result"])).toEqual({ ActiveState: "failed", Result: "exit-code" });
     expect(evidence(ext, "Requires")?.value).toBe(`${OUTSIDE_DEPENDENCY}: failed, result exit-code, not among this agent's units`);
@@ -733,7 +767,15 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     await expect(agent.client.units.resetFailed.mutate({ name: OUTSIDE_DEPENDENCY })).rejects.toThrow(/not in this agent's allow-list/);
     expect(await show(OUTSIDE_DEPENDENCY, ["ActiveState"])).toEqual({ ActiveState: "failed" });
 
-    for (const u of ["diag-missing.service", "diag-masked.service", "diag-broken.service", "diag-dep-app.service", "diag-dep-base.service", "diag-dep-ext.service"]) printSeen(u);
+    for (const u of [
+      "diag-missing.service",
+      "diag-masked.service",
+      "diag-broken.service",
+      "diag-dep-app.service",
+      "diag-dep-base.service",
+      "diag-dep-ext.service",
+    ])
+      printSeen(u);
     console.info(`case 8: ${Date.now() - t0} ms`);
     await agent.client.units.resetFailed.mutate({ name: "diag-dep-base.service" });
     await sb.systemctl(["reset-failed", OUTSIDE_DEPENDENCY]);
@@ -750,9 +792,13 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const stopAt = Date.now();
     await agent.client.units.stop.mutate({ name: unit });
     const early = await untilCode(unit, "stopping", 5000);
-    expect(early.headline).toMatch(new RegExp(`^Stopping: SIGTERM sent (<1|\\d) s ago, waiting for PID ${mainPid} \\(sh\\) to exit; systemd sends SIGKILL in (\\d) s\\.$`));
+    expect(early.headline).toMatch(
+      new RegExp(`^Stopping: SIGTERM sent (<1|\\d) s ago, waiting for PID ${mainPid} \\(sh\\) to exit; systemd sends SIGKILL in (\\d) s\\.$`),
+    );
     const stuck = await untilCode(unit, "stop-stuck", 10_000);
-    const m = new RegExp(`^Stop stuck: PID ${mainPid} \\(sh\\) has ignored SIGTERM for (\\d+) s; systemd sends SIGKILL in (<1|\\d+) s\\.$`).exec(stuck.headline);
+    const m = new RegExp(`^Stop stuck: PID ${mainPid} \\(sh\\) has ignored SIGTERM for (\\d+) s; systemd sends SIGKILL in (<1|\\d+) s\\.$`).exec(
+      stuck.headline,
+    );
     expect(m, describeDiagnosis(stuck)).not.toBeNull();
     // Time in stop-sigterm plus time left is TimeoutStopSec.
     expect(Math.abs(parseDuration(`${m![1]} s`) + parseDuration(`${m![2]} s`) - STOP_TIMEOUT_S * 1000), describeDiagnosis(stuck)).toBeLessThanOrEqual(1500);
@@ -764,7 +810,9 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
 
     // Then SIGKILL ends it and the stop counts as timed out.
     const after = await untilCode(unit, "stop-timeout", 10_000);
-    expect(after.headline).toMatch(/^Stop timed out (<1|\d+) s ago: stopping took longer than TimeoutStopSec=7 s .*so systemd killed it and marked it failed\.$/);
+    expect(after.headline).toMatch(
+      /^Stop timed out (<1|\d+) s ago: stopping took longer than TimeoutStopSec=7 s .*so systemd killed it and marked it failed\.$/,
+    );
     expect(Date.now() - stopAt).toBeGreaterThan(STOP_TIMEOUT_S * 1000);
     printSeen(unit);
     console.info(`case 9: ${Date.now() - t0} ms`);
@@ -779,7 +827,12 @@ describe.skipIf(skip)("diagnosis of the issue's ten cases on real systemd with t
     const m = /^Running normally for (\d) s \(since (.+ UTC)\)\.$/.exec(d.headline);
     expect(m, describeDiagnosis(d)).not.toBeNull();
     const activeSinceMs = (await showUsec(unit, "ActiveEnterTimestamp")) / 1000;
-    expect(m![2]).toBe(`${new Date(activeSinceMs).toISOString().replace("T", " ").replace(/\.\d+Z$/, "")} UTC`);
+    expect(m![2]).toBe(
+      `${new Date(activeSinceMs)
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.\d+Z$/, "")} UTC`,
+    );
     expect(Math.abs(Number(m![1]) * 1000 - (Date.now() - activeSinceMs))).toBeLessThanOrEqual(1500);
     expect(d.severity).toBe("ok");
     expect(d.nextStep).toBeUndefined();

@@ -30,10 +30,15 @@ const LOCK_WAIT_MS = 1500;
 
 function run(f: FakeNvidiaSmiStateFile, args: string[], timeoutMs = 5000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(FAKE_NVIDIA_SMI_PATH, args, { env: f.env({ FAKE_NVIDIA_SMI_LOCK_WAIT_MS: String(LOCK_WAIT_MS) }), timeout: timeoutMs, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      FAKE_NVIDIA_SMI_PATH,
+      args,
+      { env: f.env({ FAKE_NVIDIA_SMI_LOCK_WAIT_MS: String(LOCK_WAIT_MS) }), timeout: timeoutMs, killSignal: "SIGKILL" },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -54,9 +59,7 @@ describe("fake nvidia-smi: output formats", () => {
     const r = await run(f, [QUERY, "--format=csv,nounits"]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe(
-      "index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W]",
-    );
+    expect(lines[0]).toBe("index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W]");
     expect(lines[1]).toBe(`0, ${gpus[0].uuid}, NVIDIA H200, 00000000:18:00.0, 143771, 1234, 0, 30, 69.50`);
     expect(lines[2]).toContain(", [N/A], ");
     const parsed = parseGpuCsv(r.stdout);
@@ -266,7 +269,12 @@ describe("fake nvidia-smi: allocations, deaths, release delay", () => {
     const gpus = [fakeGpu(0), fakeGpu(1)];
     const f = stateFile({ gpus, allocations: [] });
     await Promise.all([1, 2, 3, 4].map((i) => run(f, ["--fake-alloc", String(process.pid + i * 100000), String(i % 2), "10", `p${i}`])));
-    expect(f.read().allocations.map((a) => a.processName).sort()).toEqual(["p1", "p2", "p3", "p4"]);
+    expect(
+      f
+        .read()
+        .allocations.map((a) => a.processName)
+        .sort(),
+    ).toEqual(["p1", "p2", "p3", "p4"]);
     await run(f, ["--fake-free", String(process.pid + 100000)]);
     expect(f.read().allocations).toHaveLength(3);
     expect((await run(f, ["--fake-alloc", "1", "GPU-nope", "10"])).code).not.toBe(0);
@@ -334,7 +342,12 @@ describe("fake nvidia-smi: the state lock", () => {
     const pids = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => 500_000 + i);
     const results = await Promise.all(pids.map((pid, i) => run(f, ["--fake-alloc", String(pid), String(i % 2), "10", `p${pid}`], 20_000)));
     expect(results.map((r) => r.code)).toEqual(pids.map(() => 0));
-    expect(f.read().allocations.map((a) => a.pid).sort()).toEqual(pids);
+    expect(
+      f
+        .read()
+        .allocations.map((a) => a.pid)
+        .sort(),
+    ).toEqual(pids);
     // exactly one of them broke it; the others found it gone or freshly taken
     expect(results.filter((r) => r.stderr.includes("broke the state lock")).length).toBe(1);
     expect(existsSync(lockPath(f))).toBe(false);
@@ -351,7 +364,9 @@ describe("fake nvidia-smi: the state lock", () => {
     const r = await run(f, ["--fake-alloc", "4243", "0", "10"], 10_000);
     expect(r.code).toBe(75);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(LOCK_WAIT_MS);
-    expect(r.stderr).toMatch(new RegExp(`--fake-alloc of 10 MiB for pid 4243 on GPU 0 failed, NOT registered: .* still busy after ${LOCK_WAIT_MS} ms: pid ${holder.pid} \\(alive\\)`));
+    expect(r.stderr).toMatch(
+      new RegExp(`--fake-alloc of 10 MiB for pid 4243 on GPU 0 failed, NOT registered: .* still busy after ${LOCK_WAIT_MS} ms: pid ${holder.pid} \\(alive\\)`),
+    );
     expect(f.read().allocations).toEqual([]);
     expect(lockOwner(f).pid, "a live owner's lock is never broken").toBe(holder.pid);
   });

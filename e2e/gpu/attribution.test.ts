@@ -39,11 +39,7 @@ describe.skipIf(skip)("GPU attribution in a real systemd sandbox", () => {
 
   const samples = () => events.filter((e): e is Extract<ProbeEvent, { type: "sample" }> => e.type === "sample");
 
-  async function waitFor<T>(
-    what: string,
-    probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-    timeoutMs: number,
-  ): Promise<T> {
+  async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const v = await probe();
@@ -58,7 +54,12 @@ describe.skipIf(skip)("GPU attribution in a real systemd sandbox", () => {
 
   async function unitState(): Promise<{ active: string; sub: string; mainPid: number }> {
     const r = await sb.systemctl(["show", "--property=ActiveState,SubState,MainPID", UNIT]);
-    const p = Object.fromEntries(r.stdout.trim().split("\n").map((l) => l.split("=", 2) as [string, string]));
+    const p = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
     return { active: p.ActiveState, sub: p.SubState, mainPid: Number(p.MainPID) };
   }
 
@@ -69,11 +70,7 @@ describe.skipIf(skip)("GPU attribution in a real systemd sandbox", () => {
     await sb.writeFile("/run/fake-nvidia-smi.json", JSON.stringify(state));
     await sb.writeFile("/usr/local/bin/nvidia-smi", `#!/bin/sh\nexec ${FAKE_NVIDIA_SMI_PATH} "$@"\n`, "0755");
     // The "inference server": registers its memory under its own PID, then becomes the server.
-    await sb.writeFile(
-      "/usr/local/bin/gpu-holder",
-      `#!/bin/sh\nnvidia-smi --fake-alloc $$ "$1" "$2" || exit 1\nexec sleep infinity\n`,
-      "0755",
-    );
+    await sb.writeFile("/usr/local/bin/gpu-holder", `#!/bin/sh\nnvidia-smi --fake-alloc $$ "$1" "$2" || exit 1\nexec sleep infinity\n`, "0755");
     // What the incident's ExecStartPre did: poll nvidia-smi until the GPU is free.
     await sb.writeFile(
       "/usr/local/bin/wait-gpu-free",
@@ -165,10 +162,7 @@ describe.skipIf(skip)("GPU attribution in a real systemd sandbox", () => {
     // 3. the fake releases the memory after its delay; the unit starts; the new process holds it
     const released = await waitFor(
       "release",
-      () =>
-        samples().find(
-          (e) => e.receivedAtMs > exitedSample.receivedAtMs && !e.sample.gpus[0].holders.some((h) => h.kind === "exited"),
-        ),
+      () => samples().find((e) => e.receivedAtMs > exitedSample.receivedAtMs && !e.sample.gpus[0].holders.some((h) => h.kind === "exited")),
       RELEASE_DELAY_MS + 10_000,
     );
     const exitedSpanMs = released.receivedAtMs - exitedSample.receivedAtMs;
@@ -182,9 +176,7 @@ describe.skipIf(skip)("GPU attribution in a real systemd sandbox", () => {
     const between = samples().filter((e) => e.receivedAtMs >= exitedSample.receivedAtMs && e.receivedAtMs < released.receivedAtMs);
     expect(between.length).toBeGreaterThanOrEqual(Math.floor((RELEASE_DELAY_MS - 1500) / INTERVAL_MS));
     for (const e of between) {
-      expect(e.sample.gpus[0].holders.filter((h) => h.kind === "exited").map((h) => [h.pid, h.usedMiB])).toEqual([
-        [first.mainPid, HOLD_MIB],
-      ]);
+      expect(e.sample.gpus[0].holders.filter((h) => h.kind === "exited").map((h) => [h.pid, h.usedMiB])).toEqual([[first.mainPid, HOLD_MIB]]);
     }
 
     const after = await waitFor(

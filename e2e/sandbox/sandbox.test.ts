@@ -148,11 +148,9 @@ describe.skipIf(skip)("systemd sandbox", () => {
       expect(sb.cgroupDir.startsWith(sandboxSupport().ok ? (sandboxSupport() as { cgroupParent: string }).cgroupParent : "?")).toBe(true);
 
       // the units that damaged the host on the naive try are running in here
-      expect((await sb.systemctl(["is-active", "systemd-tmpfiles-setup.service", "systemd-journald.service", "dbus.service"])).stdout.split("\n").filter(Boolean)).toEqual([
-        "active",
-        "active",
-        "active",
-      ]);
+      expect(
+        (await sb.systemctl(["is-active", "systemd-tmpfiles-setup.service", "systemd-journald.service", "dbus.service"])).stdout.split("\n").filter(Boolean),
+      ).toEqual(["active", "active", "active"]);
       const running = await sb.systemctl(["is-system-running"], { check: false });
       expect(running.stdout.trim()).toBe("running");
 
@@ -170,7 +168,11 @@ describe.skipIf(skip)("systemd sandbox", () => {
 
       // isolation as the notes require
       const mountinfo = await sb.readFile("/proc/self/mountinfo");
-      const mountOpts = (mp: string) => mountinfo.split("\n").find((l) => l.split(" ")[4] === mp)?.split(" ")[5] ?? "<not mounted>";
+      const mountOpts = (mp: string) =>
+        mountinfo
+          .split("\n")
+          .find((l) => l.split(" ")[4] === mp)
+          ?.split(" ")[5] ?? "<not mounted>";
       const fsTypeOf = (mp: string) => {
         const l = mountinfo.split("\n").find((x) => x.split(" ")[4] === mp);
         return l ? l.split(" - ")[1]?.split(" ")[0] : "<not mounted>";

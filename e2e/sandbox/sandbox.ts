@@ -54,7 +54,9 @@ export function warnIfUnsupported(what: string): boolean {
   const support = sandboxSupport();
   if (support.ok) return false;
   const line = "!".repeat(100);
-  console.warn(`\n${line}\n!!! SKIPPING ${what}: real-systemd sandbox unavailable: ${support.reason}\n!!! CI runs these as root; run them as root before trusting a change to the systemd adapter.\n${line}\n`);
+  console.warn(
+    `\n${line}\n!!! SKIPPING ${what}: real-systemd sandbox unavailable: ${support.reason}\n!!! CI runs these as root; run them as root before trusting a change to the systemd adapter.\n${line}\n`,
+  );
   return true;
 }
 
@@ -100,14 +102,7 @@ export class Sandbox {
   private readonly children = new Set<SandboxProcess>();
   private stopping: Promise<void> | null = null;
 
-  private constructor(init: {
-    name: string;
-    pid: number;
-    cgroupDir: string;
-    unshare: ChildProcess;
-    unshareExit: Promise<void>;
-    bootLog: string[];
-  }) {
+  private constructor(init: { name: string; pid: number; cgroupDir: string; unshare: ChildProcess; unshareExit: Promise<void>; bootLog: string[] }) {
     this.name = init.name;
     this.pid = init.pid;
     this.cgroupDir = init.cgroupDir;
@@ -377,7 +372,11 @@ export class Sandbox {
     } catch {
       // already gone: the teardown below still runs
     }
-    const clean = (await withTimeout(this.unshareExit.then(() => true), 10_000)) === true;
+    const clean =
+      (await withTimeout(
+        this.unshareExit.then(() => true),
+        10_000,
+      )) === true;
     await killAndCleanup(this.unshare, this.unshareExit, this.cgroupDir);
     await withTimeout(Promise.all(children.map((c) => c.exited)), 5000);
 
@@ -429,10 +428,7 @@ function streamEnd(s: NodeJS.ReadableStream | null | undefined): Promise<void> {
 
 function readCgroupProcs(dir: string): number[] {
   try {
-    return readFileSync(path.join(dir, "cgroup.procs"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
+    return readFileSync(path.join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
   } catch {
     return [];
   }

@@ -139,7 +139,8 @@ describe.skipIf(skip)("agent + real systemd: bus and systemd restarts", () => {
     expect(await (await fetch(`${agent.url}/healthz`)).json()).toMatchObject({ ok: true, history: "disk" });
 
     const after = await agent.client.units.timeline.query({ name: unit });
-    const text = (ts: typeof after.transitions) => ts.map((t) => `${t.from ? `${t.from.activeState}/${t.from.subState}` : "∅"} → ${t.to.activeState}/${t.to.subState}`);
+    const text = (ts: typeof after.transitions) =>
+      ts.map((t) => `${t.from ? `${t.from.activeState}/${t.from.subState}` : "∅"} → ${t.to.activeState}/${t.to.subState}`);
     // everything the first run saw, unchanged, with systemd's timestamps
     expect(after.transitions.slice(0, before.transitions.length)).toEqual(before.transitions);
     // then the restart, step by step at systemd's timestamps (substates between were not observed)

@@ -256,7 +256,12 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
     });
     // …and systemd merges it into that same (still running) job
     expect(r2.jobId).toBe(r1.jobId);
-    expect(agent.jobs(unit, m).filter((j) => j.phase === "finished").map((j) => j.result)).toEqual(["done"]);
+    expect(
+      agent
+        .jobs(unit, m)
+        .filter((j) => j.phase === "finished")
+        .map((j) => j.result),
+    ).toEqual(["done"]);
   });
 
   it("daemon-reload during a start changes nothing in the sequence", async () => {
@@ -299,7 +304,10 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
         { name: unit },
         {
           onData: (d: unknown) => {
-            const entry = (d && typeof d === "object" && "data" in d ? (d as { data: { message: string; cursor: string } }).data : d) as { message: string; cursor: string };
+            const entry = (d && typeof d === "object" && "data" in d ? (d as { data: { message: string; cursor: string } }).data : d) as {
+              message: string;
+              cursor: string;
+            };
             if (entry.message.startsWith("tick ")) {
               got.push(entry.message);
               cursors.push(entry.cursor);

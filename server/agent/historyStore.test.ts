@@ -136,10 +136,23 @@ class FakeSystemd {
   onSample: ((s: GpuRawSample) => void) | null = null;
   rebuild: ((name: string, last: UnitTransition) => UnitTransition[]) | undefined;
   set(u: Partial<UnitSummary> & { name: string; activeState: string; subState: string; stateChangeUsec: number }) {
-    const full: UnitSummary = { description: "", loadState: "loaded", unitFileState: "enabled", result: "success", mainPid: 0, controlPid: 0, nRestarts: 0, job: null, ...u };
+    const full: UnitSummary = {
+      description: "",
+      loadState: "loaded",
+      unitFileState: "enabled",
+      result: "success",
+      mainPid: 0,
+      controlPid: 0,
+      nRestarts: 0,
+      job: null,
+      ...u,
+    };
     const prev = this.units.get(u.name);
     this.units.set(u.name, full);
-    this.onEvent?.({ type: "transition", transition: tr(u.name, u.stateChangeUsec, prev ? `${prev.activeState}/${prev.subState}` : null, `${u.activeState}/${u.subState}`) });
+    this.onEvent?.({
+      type: "transition",
+      transition: tr(u.name, u.stateChangeUsec, prev ? `${prev.activeState}/${prev.subState}` : null, `${u.activeState}/${u.subState}`),
+    });
     this.onEvent?.({ type: "unit", unit: full });
   }
   host(): HostAdapter {
@@ -204,7 +217,11 @@ describe("Hub with a history store", () => {
     sd.set({ name: "vllm-a.service", activeState: "active", subState: "running", stateChangeUsec: usec(400) });
     hub1.recordAction({ unit: "vllm-a.service", action: "start", user: "alice", role: "operator", sourceAddr: null, reason: "bring it up" }, { jobId: 41 });
     // one sample per 10 s goes to disk: of these three, the first and the third
-    for (const [ago, used] of [[30_000, 5000], [25_000, 5100], [15_000, 5200]] as const) {
+    for (const [ago, used] of [
+      [30_000, 5000],
+      [25_000, 5100],
+      [15_000, 5200],
+    ] as const) {
       sd.onSample!(sample(Date.now() - ago, used) as unknown as GpuRawSample);
       await new Promise((r) => setImmediate(r));
     }
@@ -215,7 +232,13 @@ describe("Hub with a history store", () => {
 
     // while the agent is down the unit fails
     sd.onEvent = null;
-    sd.units.set("vllm-a.service", { ...sd.units.get("vllm-a.service")!, activeState: "failed", subState: "failed", result: "signal", stateChangeUsec: usec(100) });
+    sd.units.set("vllm-a.service", {
+      ...sd.units.get("vllm-a.service")!,
+      activeState: "failed",
+      subState: "failed",
+      result: "signal",
+      stateChangeUsec: usec(100),
+    });
 
     const store2 = HistoryStore.open(dir);
     const logs: string[] = [];
@@ -262,7 +285,11 @@ describe("Hub with a history store", () => {
     sd.rebuild = (name, last) => {
       asked.push(`${name} after ${last.to.activeState}/${last.to.subState}`);
       return name === "vllm-a.service"
-        ? [tr(name, usec(60), "active/running", "inactive/"), tr(name, usec(55), "inactive/", "activating/"), tr(name, usec(50), "activating/", "active/running")]
+        ? [
+            tr(name, usec(60), "active/running", "inactive/"),
+            tr(name, usec(55), "inactive/", "activating/"),
+            tr(name, usec(50), "activating/", "active/running"),
+          ]
         : [];
     };
     const store2 = HistoryStore.open(dir);

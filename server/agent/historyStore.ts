@@ -39,9 +39,7 @@ export class HistoryStore {
   ) {
     this.db = db;
     this.insertTransition = db.prepare("INSERT INTO transitions (unit, at_usec, body) VALUES (?, ?, ?)");
-    this.upsertAction = db.prepare(
-      "INSERT INTO actions (id, at_ms, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body",
-    );
+    this.upsertAction = db.prepare("INSERT INTO actions (id, at_ms, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body");
     this.insertSample = db.prepare("INSERT OR REPLACE INTO gpu_samples (at_ms, body) VALUES (?, ?)");
   }
 
@@ -178,7 +176,9 @@ export class HistoryStore {
       n += this.db.prepare("DELETE FROM actions WHERE at_ms < ?").run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM gpu_samples WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
       // a run that ended before the cutoff only bounds a gap nobody can scroll to any more
-      n += this.db.prepare("DELETE FROM agent_runs WHERE last_seen_ms < ? AND started_ms < (SELECT MAX(started_ms) FROM agent_runs)").run(eventsCutoffMs).changes;
+      n += this.db
+        .prepare("DELETE FROM agent_runs WHERE last_seen_ms < ? AND started_ms < (SELECT MAX(started_ms) FROM agent_runs)")
+        .run(eventsCutoffMs).changes;
       return n;
     });
     return run();

@@ -360,7 +360,9 @@ export class Hub {
       const samples = store.loadSamples(now - store.retention.samplesMs);
       this.gpuHistory.restore?.(samples);
       const n = [...transitions.values()].reduce((sum, l) => sum + l.length, 0);
-      this.log(`history: restored ${n} transitions of ${transitions.size} units, ${this.actions.length} actions, ${samples.length} GPU samples from ${store.file}`);
+      this.log(
+        `history: restored ${n} transitions of ${transitions.size} units, ${this.actions.length} actions, ${samples.length} GPU samples from ${store.file}`,
+      );
     } catch (err) {
       this.log(`history: could not restore from ${store.file}: ${(err as Error).message}; starting with an empty timeline`);
     }
@@ -374,7 +376,10 @@ export class Hub {
       this.storeLog.recovered("history: writing to the store works again");
     } catch (err) {
       this.storeWriteFailing = true;
-      this.storeLog.repeat("write", `history: cannot write to ${this.store.file} (${(err as Error).message}); history is kept in memory only until it works again`);
+      this.storeLog.repeat(
+        "write",
+        `history: cannot write to ${this.store.file} (${(err as Error).message}); history is kept in memory only until it works again`,
+      );
     }
   }
 

@@ -35,10 +35,7 @@ async function createHost(config: AgentConfig): Promise<HostAdapter> {
       timing: { speed: Number.isFinite(speed) && speed > 0 ? speed : 1 },
     });
   }
-  const [{ createSystemdAdapter }, { createNvidiaSmiAdapter, createProcAdapter }] = await Promise.all([
-    import("./systemd/index"),
-    import("./gpu/index"),
-  ]);
+  const [{ createSystemdAdapter }, { createNvidiaSmiAdapter, createProcAdapter }] = await Promise.all([import("./systemd/index"), import("./gpu/index")]);
   return {
     kind: "real",
     systemd: createSystemdAdapter({ unitGlobs: config.unitGlobs, log }),

@@ -93,12 +93,12 @@ describe("renderMetrics", () => {
     expect(s.get(`gpudeck_gpu_memory_total_bytes${g}`)).toBe(143771 * MIB);
     expect(s.get(`gpudeck_gpu_utilization_ratio${g}`)).toBeCloseTo(0.45);
     expect(s.get(`gpudeck_gpu_temperature_celsius${g}`)).toBe(51);
-    expect(
-      s.get(`gpudeck_gpu_process_memory_bytes{uuid="${UUID}",pid="5000",unit="vllm-kimi.service",process="VLLM::EngineCore",kind="unit"}`),
-    ).toBe(2000 * MIB);
-    expect(
-      s.get(`gpudeck_gpu_process_memory_bytes{uuid="${UUID}",pid="4242",unit="vllm-kimi.service",process="VLLM::EngineCore",kind="exited"}`),
-    ).toBe(129_000 * MIB);
+    expect(s.get(`gpudeck_gpu_process_memory_bytes{uuid="${UUID}",pid="5000",unit="vllm-kimi.service",process="VLLM::EngineCore",kind="unit"}`)).toBe(
+      2000 * MIB,
+    );
+    expect(s.get(`gpudeck_gpu_process_memory_bytes{uuid="${UUID}",pid="4242",unit="vllm-kimi.service",process="VLLM::EngineCore",kind="exited"}`)).toBe(
+      129_000 * MIB,
+    );
     expect(s.get(`gpudeck_gpu_unattributed_memory_bytes{uuid="${UUID}"}`)).toBe(1000 * MIB);
     expect(s.get("gpudeck_gpu_telemetry_up")).toBe(1);
     expect(s.get(`gpudeck_unit_state{unit="vllm-kimi.service",active_state="activating",sub_state="start-pre"}`)).toBe(1);
@@ -144,9 +144,7 @@ describe("renderMetrics", () => {
 
   it("escapes label values and reports systemd when asked", async () => {
     const odd = structuredClone(sample);
-    odd.gpus[0].holders = [
-      { kind: "outside", pid: 7, unit: null, processName: 'py "x"\\y', cmdline: [], state: "running", usedMiB: 1 },
-    ];
+    odd.gpus[0].holders = [{ kind: "outside", pid: 7, unit: null, processName: 'py "x"\\y', cmdline: [], state: "running", usedMiB: 1 }];
     const text = await renderMetrics({ sample: odd, telemetry: ok, units: [], systemd: { state: "unreachable", message: "", sinceMs: 0 } });
     expect(text).toContain(`process="py \\"x\\"\\\\y",kind="outside"`);
     expect(text).toContain('unit=""');

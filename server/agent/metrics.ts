@@ -101,10 +101,7 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
       setIfNumber(temp, labels, g.temperatureC, 1);
       setIfNumber(power, labels, g.powerW, 1);
       for (const h of g.holders) {
-        procMem.set(
-          { uuid: g.uuid, pid: String(h.pid), unit: h.unit ?? "", process: h.processName, kind: h.kind },
-          h.usedMiB * MIB,
-        );
+        procMem.set({ uuid: g.uuid, pid: String(h.pid), unit: h.unit ?? "", process: h.processName, kind: h.kind }, h.usedMiB * MIB);
       }
       if (g.memoryUsedMiB !== null) unattributed.set({ uuid: g.uuid }, g.unattributedMiB * MIB);
     }
@@ -127,12 +124,7 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
   return registry.metrics();
 }
 
-function setIfNumber<L extends string>(
-  gauge: Gauge<L>,
-  labels: Record<L, string>,
-  value: number | null,
-  scale: number,
-): void {
+function setIfNumber<L extends string>(gauge: Gauge<L>, labels: Record<L, string>, value: number | null, scale: number): void {
   if (value === null || !Number.isFinite(value)) return;
   gauge.set(labels as Parameters<Gauge<L>["set"]>[0] & object, value * scale);
 }

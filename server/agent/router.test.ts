@@ -55,7 +55,9 @@ describe("agent router (simulated host)", () => {
 
   it("a journal stream resumed after a line first sends what came after it (long cursors accepted)", async () => {
     await s.caller.units.stop({ name: "vllm-embed-small.service" }); // writes a few lines
-    await vi.waitFor(async () => expect((await s.caller.units.journal({ name: "vllm-embed-small.service", lines: 5 })).length).toBeGreaterThanOrEqual(3), { timeout: 5000 });
+    await vi.waitFor(async () => expect((await s.caller.units.journal({ name: "vllm-embed-small.service", lines: 5 })).length).toBeGreaterThanOrEqual(3), {
+      timeout: 5000,
+    });
     const backlog = await s.caller.units.journal({ name: "vllm-embed-small.service", lines: 5 });
     const ctl = new AbortController();
     const caller = createCallerFactory(s.router)(admin, { signal: ctl.signal });
@@ -71,7 +73,10 @@ describe("agent router (simulated host)", () => {
     // a real journald cursor is ~150 characters; the schema must take it
     const real = "s=0f1e2d3c4b5a69788796a5b4c3d2e1f0;i=1a2b;b=0123456789abcdef0123456789abcdef;m=1234567890;t=61f2a3b4c5d6e;x=fedcba9876543210";
     const c2 = new AbortController();
-    const resumed = await createCallerFactory(s.router)(admin, { signal: c2.signal }).units.followJournal({ name: "vllm-embed-small.service", lastEventId: real });
+    const resumed = await createCallerFactory(s.router)(admin, { signal: c2.signal }).units.followJournal({
+      name: "vllm-embed-small.service",
+      lastEventId: real,
+    });
     c2.abort();
     await (resumed as AsyncIterable<unknown>)[Symbol.asyncIterator]().return?.();
   });
@@ -95,12 +100,7 @@ describe("agent router (simulated host)", () => {
     const { units, systemd } = await s.caller.units.list();
     expect(systemd.state).toBe("ok");
     const byName = Object.fromEntries(units.map((u) => [u.name, u]));
-    expect(Object.keys(byName).sort()).toEqual([
-      "vllm-embed-small.service",
-      "vllm-kimi-k25.service",
-      "vllm-llama-70b.service",
-      "vllm-qwen-draft.service",
-    ]);
+    expect(Object.keys(byName).sort()).toEqual(["vllm-embed-small.service", "vllm-kimi-k25.service", "vllm-llama-70b.service", "vllm-qwen-draft.service"]);
     expect(byName["vllm-kimi-k25.service"]).toMatchObject({ activeState: "active", subState: "running" });
     expect(byName["vllm-llama-70b.service"]).toMatchObject({ activeState: "failed", subState: "failed", result: "exit-code" });
   });
@@ -153,10 +153,8 @@ describe("agent router (simulated host)", () => {
     const { jobId } = await s.caller.units.restart({ name: "vllm-kimi-k25.service", reason: "test" });
     expect(Date.now() - t0).toBeLessThan(100); // queued, not waited for
     expect(jobId).toEqual(expect.any(Number));
-    const events = await collect(
-      s,
-      { lastEventId: before[0]!.id },
-      (e) => e.some((x) => x.kind === "action" && x.action.jobId === jobId && x.action.outcome !== null),
+    const events = await collect(s, { lastEventId: before[0]!.id }, (e) =>
+      e.some((x) => x.kind === "action" && x.action.jobId === jobId && x.action.outcome !== null),
     );
     const seq = events
       .map((e) => e.data)
@@ -165,7 +163,10 @@ describe("agent router (simulated host)", () => {
     expect(seq).toEqual(["deactivating/stop-sigterm", "inactive/dead", "activating/start-pre", "active/running"]);
     const finished = events.map((e) => e.data).find((e) => e.kind === "job" && e.job.jobId === jobId && e.job.phase === "finished");
     expect(finished).toMatchObject({ job: { result: "done", jobType: "restart" } });
-    const action = events.map((e) => e.data).filter((e) => e.kind === "action").at(-1);
+    const action = events
+      .map((e) => e.data)
+      .filter((e) => e.kind === "action")
+      .at(-1);
     expect(action).toMatchObject({ action: { user: "alice", reason: "test", outcome: "done", jobId } });
   });
 
@@ -190,9 +191,7 @@ describe("agent router (simulated host)", () => {
     expect(events.length).toBeGreaterThan(0);
     const mark = s.hub.currentEventId();
     const { jobId } = await s.caller.units.restart({ name: "vllm-kimi-k25.service" });
-    const after = await collect(s, { lastEventId: mark }, (e) =>
-      e.some((x) => x.kind === "job" && x.job.jobId === jobId && x.job.phase === "finished"),
-    );
+    const after = await collect(s, { lastEventId: mark }, (e) => e.some((x) => x.kind === "job" && x.job.jobId === jobId && x.job.phase === "finished"));
     const states = after
       .map((e) => e.data)
       .flatMap((e) => (e.kind === "transition" && e.transition.unit === "vllm-kimi-k25.service" ? [e.transition.to.subState] : []));

@@ -102,10 +102,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
     diagnose: authedProcedure.input(z.object({ name: unitNameSchema }).strict()).query(async ({ input }) => {
       const name = allowed(input.name);
       const nowMs = Date.now();
-      const [unit, journal] = await Promise.all([
-        hub.host.systemd.get(name),
-        hub.host.systemd.journal(name, 50).catch(() => []),
-      ]);
+      const [unit, journal] = await Promise.all([hub.host.systemd.get(name), hub.host.systemd.journal(name, 50).catch(() => [])]);
       const facts: DiagnosisFacts = {
         nowMs,
         unit,
@@ -130,20 +127,21 @@ export function createAgentRouter(deps: AgentRouterDeps) {
     journal: authedProcedure
       .input(z.object({ name: unitNameSchema, lines: z.number().int().min(1).max(2000).default(200) }).strict())
       .query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
-    followJournal: authedProcedure
-      .input(z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict())
-      .subscription(async function* ({ input, signal }) {
-        const name = allowed(input.name);
-        const abort = linkedAbort(signal, deps.shutdown);
-        try {
-          for await (const entry of hub.host.systemd.followJournal(name, abort.signal, { afterCursor: input.lastEventId ?? undefined })) {
-            yield tracked(entry.cursor, entry);
-          }
-        } finally {
-          abort.dispose();
+    followJournal: authedProcedure.input(z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict()).subscription(async function* ({
+      input,
+      signal,
+    }) {
+      const name = allowed(input.name);
+      const abort = linkedAbort(signal, deps.shutdown);
+      try {
+        for await (const entry of hub.host.systemd.followJournal(name, abort.signal, { afterCursor: input.lastEventId ?? undefined })) {
+          yield tracked(entry.cursor, entry);
         }
-        if (deps.shutdown.aborted) throw shuttingDown();
-      }),
+      } finally {
+        abort.dispose();
+      }
+      if (deps.shutdown.aborted) throw shuttingDown();
+    }),
   });
 
   const gpus = router({
@@ -161,10 +159,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
   });
 
   const events = router({
-    watch: authedProcedure.input(z.object({ lastEventId: lastEventIdSchema }).strict().optional()).subscription(async function* ({
-      input,
-      signal,
-    }) {
+    watch: authedProcedure.input(z.object({ lastEventId: lastEventIdSchema }).strict().optional()).subscription(async function* ({ input, signal }) {
       const abort = linkedAbort(signal, deps.shutdown);
       try {
         yield* watchEvents(hub, input?.lastEventId ?? null, abort.signal);

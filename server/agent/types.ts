@@ -10,14 +10,7 @@
 export type Usec = number; // microseconds since the Unix epoch (systemd's own clock)
 export type Ms = number; // milliseconds since the Unix epoch
 
-export type ActiveState =
-  | "active"
-  | "reloading"
-  | "inactive"
-  | "failed"
-  | "activating"
-  | "deactivating"
-  | "maintenance";
+export type ActiveState = "active" | "reloading" | "inactive" | "failed" | "activating" | "deactivating" | "maintenance";
 
 /** The pair systemd reports; never flatten it: activating/start-pre is not "running". */
 export interface UnitStatePair {

@@ -7,19 +7,7 @@ import { z } from "zod";
 /** systemd's own limit (UNIT_NAME_MAX in src/basic/unit-name.h). */
 export const UNIT_NAME_MAX = 255;
 
-const UNIT_SUFFIXES = [
-  "service",
-  "socket",
-  "target",
-  "device",
-  "mount",
-  "automount",
-  "swap",
-  "timer",
-  "path",
-  "slice",
-  "scope",
-] as const;
+const UNIT_SUFFIXES = ["service", "socket", "target", "device", "mount", "automount", "swap", "timer", "path", "slice", "scope"] as const;
 
 // systemd's VALID_CHARS: ASCII letters, digits, ":-_.\" plus "@" for templates.
 const UNIT_NAME_RE = /^[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?\.([a-z]+)$/;

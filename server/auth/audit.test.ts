@@ -209,19 +209,15 @@ describe("CSV export", () => {
     expect(parsed[1]![11]).toBe("a,b");
   });
 
-  it.each([
-    ["=HYPERLINK(\"http://evil\",\"x\")"],
-    ["+1+cmd|' /C calc'!A0"],
-    ["-2+3"],
-    ["@SUM(1,2)"],
-    ["\t=1+1"],
-    ["\r=1+1"],
-  ])("neutralises the formula %j with a leading apostrophe", (payload) => {
-    const parsed = parseCsv(auditToCsv([row({ unit: payload, reason: payload, user: payload })]));
-    expect(parsed[1]![2]).toBe(`'${payload}`);
-    expect(parsed[1]![6]).toBe(`'${payload}`);
-    expect(parsed[1]![8]).toBe(`'${payload}`);
-  });
+  it.each([['=HYPERLINK("http://evil","x")'], ["+1+cmd|' /C calc'!A0"], ["-2+3"], ["@SUM(1,2)"], ["\t=1+1"], ["\r=1+1"]])(
+    "neutralises the formula %j with a leading apostrophe",
+    (payload) => {
+      const parsed = parseCsv(auditToCsv([row({ unit: payload, reason: payload, user: payload })]));
+      expect(parsed[1]![2]).toBe(`'${payload}`);
+      expect(parsed[1]![6]).toBe(`'${payload}`);
+      expect(parsed[1]![8]).toBe(`'${payload}`);
+    },
+  );
 
   it("leaves harmless text, numbers and empty cells alone", () => {
     expect(csvCell("vllm-a.service")).toBe('"vllm-a.service"');
@@ -232,7 +228,7 @@ describe("CSV export", () => {
   });
 
   it("adds a BOM when asked (Excel and UTF-8)", () => {
-    expect(auditToCsv([], { bom: true }).startsWith("\uFEFF\"id\"")).toBe(true);
+    expect(auditToCsv([], { bom: true }).startsWith('\uFEFF"id"')).toBe(true);
     expect(auditToCsv([]).startsWith('"id"')).toBe(true);
   });
 

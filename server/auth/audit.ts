@@ -167,9 +167,8 @@ export class AuditStore {
    * entry for that host and job id. Returns the entry's id, or null when none matched.
    */
   updateAuditOutcomeByJob(host: string, jobId: number, outcome: string): number | null {
-    const row = this.db
-      .prepare("SELECT id FROM audit_log WHERE host = ? AND job_id = ? AND outcome = 'pending' ORDER BY id DESC LIMIT 1")
-      .get(host, jobId) as { id: number } | undefined;
+    const row = this.db.prepare("SELECT id FROM audit_log WHERE host = ? AND job_id = ? AND outcome = 'pending' ORDER BY id DESC LIMIT 1").get(host, jobId) as
+      { id: number } | undefined;
     if (!row) return null;
     this.updateAuditOutcome(row.id, outcome);
     return row.id;
@@ -218,20 +217,7 @@ export function csvCell(value: string | number | null | undefined): string {
   return `"${text.replace(/"/g, '""')}"`;
 }
 
-export const AUDIT_CSV_COLUMNS = [
-  "id",
-  "time",
-  "user",
-  "role",
-  "source_addr",
-  "host",
-  "unit",
-  "action",
-  "reason",
-  "outcome",
-  "job_id",
-  "detail",
-] as const;
+export const AUDIT_CSV_COLUMNS = ["id", "time", "user", "role", "source_addr", "host", "unit", "action", "reason", "outcome", "job_id", "detail"] as const;
 
 /** RFC 4180 CSV (CRLF line ends) with a header row; `time` is ISO 8601 UTC. */
 export function auditToCsv(rows: readonly AuditRow[], options: { bom?: boolean } = {}): string {

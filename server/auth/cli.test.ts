@@ -251,7 +251,9 @@ describe("npm run user", () => {
     child.child.stdin!.end(`${PW}\n`);
     const { stdout } = await child;
     expect(stdout).toBe("created viewer 'eve'\n");
-    const failed = await run(process.execPath, ["--import", "tsx", "scripts/user.ts", "disable", "nobody"], { cwd: root, env }).catch((e: { code: number; stderr: string }) => e);
+    const failed = await run(process.execPath, ["--import", "tsx", "scripts/user.ts", "disable", "nobody"], { cwd: root, env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(failed).toMatchObject({ code: 1, stderr: "error: no user named 'nobody'\n" });
   });
 });

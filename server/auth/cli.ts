@@ -89,7 +89,8 @@ function promptHidden(io: CliIo, prompt: string): Promise<string> {
         }
         if (ch === "\u007f" || ch === "\b") typed = [...typed].slice(0, -1).join("");
         else if (ch === "\u0015") typed = "";
-        else if (ch === "\u001b") break; // escape sequence (arrow keys…): drop the rest of it
+        else if (ch === "\u001b")
+          break; // escape sequence (arrow keys…): drop the rest of it
         else if (ch >= " ") typed += ch;
       }
     };
@@ -114,7 +115,10 @@ async function readNewPassword(io: CliIo, username: string, fromStdin: boolean):
 
 function parseUnits(values: readonly string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined;
-  return values.flatMap((v) => v.split(",")).map((p) => p.trim()).filter((p) => p.length > 0);
+  return values
+    .flatMap((v) => v.split(","))
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
 }
 
 function formatTime(ms: number | null): string {
@@ -134,7 +138,16 @@ function formatUsers(users: readonly User[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 function oneName(positionals: readonly string[], command: string): string {
@@ -192,7 +205,17 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
     const audit = new AuditStore(db, { clock });
     const actor = `cli:${safeOsUser()}`;
     const record = (action: string, target: string, detail: string | null = null): void => {
-      audit.recordAudit({ user: actor, role: null, sourceAddr: "local", host: null, unit: null, action, reason: null, outcome: "ok", detail: `user=${target}${detail ? ` ${detail}` : ""}` });
+      audit.recordAudit({
+        user: actor,
+        role: null,
+        sourceAddr: "local",
+        host: null,
+        unit: null,
+        action,
+        reason: null,
+        outcome: "ok",
+        detail: `user=${target}${detail ? ` ${detail}` : ""}`,
+      });
     };
 
     switch (command) {
@@ -242,7 +265,9 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
       case "list": {
         if (rest.length > 0) throw new UsageError("list takes no arguments");
         const list = users.listUsers();
-        io.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : list.length ? formatUsers(list) : "no users yet; run `npm run user -- setup-token`\n");
+        io.stdout.write(
+          values.json ? `${JSON.stringify(list, null, 2)}\n` : list.length ? formatUsers(list) : "no users yet; run `npm run user -- setup-token`\n",
+        );
         return 0;
       }
       case "setup-token": {

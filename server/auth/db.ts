@@ -128,9 +128,6 @@ export function migrate(db: PanelDb, migrations: readonly Migration[] = MIGRATIO
   }
   const current = schemaVersion(db);
   if (current > latest) {
-    throw new AuthError(
-      "schema-too-new",
-      `panel.db has schema version ${current} but this gpudeck knows only up to ${latest}; refusing to downgrade`,
-    );
+    throw new AuthError("schema-too-new", `panel.db has schema version ${current} but this gpudeck knows only up to ${latest}; refusing to downgrade`);
   }
 }

@@ -131,7 +131,9 @@ describe("PanelAuth", () => {
     const phone = await auth.login({ username: "alice", password: PW, secure: false, ...meta });
     if (!laptop.ok || !phone.ok) throw new Error("login failed");
     fake.advance(MINUTE);
-    await expect(auth.changeOwnPassword({ userId: laptop.user.id, currentPassword: "not it at all", newPassword: "new long passphrase", secure: false, ...meta })).rejects.toThrow(/current password/);
+    await expect(
+      auth.changeOwnPassword({ userId: laptop.user.id, currentPassword: "not it at all", newPassword: "new long passphrase", secure: false, ...meta }),
+    ).rejects.toThrow(/current password/);
     const changed = await auth.changeOwnPassword({ userId: laptop.user.id, currentPassword: PW, newPassword: "new long passphrase", secure: false, ...meta });
     const check = (cookie: string) => auth.authenticate({ remoteAddress: "10.0.0.5", headers: { cookie: cookieHeaderFrom(cookie) }, secure: false }).ok;
     expect(check(laptop.setCookie)).toBe(false);
@@ -190,7 +192,11 @@ describe("PanelAuth in trusted-proxy mode", () => {
   it("ignores and audits the header from anyone else, falling back to the session", async () => {
     const r = auth.authenticate({ remoteAddress: "203.0.113.9", headers: { "x-auth-request-user": "root" }, secure: false });
     expect(r).toMatchObject({ ok: false, reason: "missing" });
-    expect(auth.audit.queryAudit({ action: "proxy-login" })[0]).toMatchObject({ outcome: "refused", sourceAddr: "203.0.113.9", reason: expect.stringMatching(/untrusted/) });
+    expect(auth.audit.queryAudit({ action: "proxy-login" })[0]).toMatchObject({
+      outcome: "refused",
+      sourceAddr: "203.0.113.9",
+      reason: expect.stringMatching(/untrusted/),
+    });
     for (let i = 0; i < 20; i++) auth.authenticate({ remoteAddress: "203.0.113.9", headers: { "x-auth-request-user": "root" }, secure: false });
     expect(auth.audit.queryAudit({ action: "proxy-login" })).toHaveLength(1);
     const login = await auth.login({ username: "root", password: PW, secure: false, sourceAddr: "203.0.113.9" });

@@ -266,7 +266,16 @@ export class PanelAuth {
       });
       throw err;
     }
-    this.audit.recordAudit({ user: user.username, role: user.role, sourceAddr: input.sourceAddr, host: null, unit: null, action: "user.passwd", reason: null, outcome: "ok" });
+    this.audit.recordAudit({
+      user: user.username,
+      role: user.role,
+      sourceAddr: input.sourceAddr,
+      host: null,
+      unit: null,
+      action: "user.passwd",
+      reason: null,
+      outcome: "ok",
+    });
     const { id, session } = this.sessions.createSession(user.id, input);
     return { sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
@@ -291,7 +300,16 @@ export class PanelAuth {
       });
       throw err;
     }
-    this.audit.recordAudit({ user: user.username, role: user.role, sourceAddr: input.sourceAddr, host: null, unit: null, action: "setup", reason: null, outcome: "ok" });
+    this.audit.recordAudit({
+      user: user.username,
+      role: user.role,
+      sourceAddr: input.sourceAddr,
+      host: null,
+      unit: null,
+      action: "setup",
+      reason: null,
+      outcome: "ok",
+    });
     const { id, session } = this.sessions.createSession(user.id, input);
     return { user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }

@@ -55,11 +55,7 @@ export async function verifyPassword(storedHash: string, password: string): Prom
 export function needsRehash(storedHash: string): boolean {
   const m = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(storedHash);
   if (!m) return true;
-  return (
-    Number(m[1]) !== ARGON2_OPTIONS.memoryCost ||
-    Number(m[2]) !== ARGON2_OPTIONS.timeCost ||
-    Number(m[3]) !== ARGON2_OPTIONS.parallelism
-  );
+  return Number(m[1]) !== ARGON2_OPTIONS.memoryCost || Number(m[2]) !== ARGON2_OPTIONS.timeCost || Number(m[3]) !== ARGON2_OPTIONS.parallelism;
 }
 
 let dummyHash: Promise<string> | null = null;

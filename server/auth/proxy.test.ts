@@ -58,7 +58,10 @@ describe("ProxyAuthenticator", () => {
     for (const addr of ["10.20.255.1", "::ffff:10.20.0.9", "::1", "::ffff:127.0.0.1"]) {
       expect(proxy.isTrustedProxy(addr)).toBe(true);
     }
-    expect(proxy.identify({ remoteAddress: "10.20.3.4", headers: { "x-forwarded-user": "root" } })).toMatchObject({ kind: "user", principal: { role: "admin" } });
+    expect(proxy.identify({ remoteAddress: "10.20.3.4", headers: { "x-forwarded-user": "root" } })).toMatchObject({
+      kind: "user",
+      principal: { role: "admin" },
+    });
   });
 
   it("reads fetch Headers as well as Node header records", () => {
@@ -88,8 +91,14 @@ describe("ProxyAuthenticator", () => {
 
   it("refuses unknown users without a default role, and disabled users always", () => {
     const proxy = new ProxyAuthenticator(config, users);
-    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "stranger" } })).toMatchObject({ kind: "refused", username: "stranger" });
-    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "gone" } })).toMatchObject({ kind: "refused", reason: "this account is disabled" });
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "stranger" } })).toMatchObject({
+      kind: "refused",
+      username: "stranger",
+    });
+    expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "gone" } })).toMatchObject({
+      kind: "refused",
+      reason: "this account is disabled",
+    });
     const withDefault = new ProxyAuthenticator({ ...config, defaultRole: "viewer" }, users);
     expect(withDefault.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "gone" } })).toMatchObject({ kind: "refused" });
   });

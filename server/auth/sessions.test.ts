@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPanelDb, type PanelDb } from "./db";
 import { sha256Hex } from "./crypto";
-import {
-  clearSessionCookie,
-  DEFAULT_SESSION_POLICY,
-  sessionCookie,
-  sessionCookieName,
-  sessionIdFromCookieHeader,
-  SessionStore,
-} from "./sessions";
+import { clearSessionCookie, DEFAULT_SESSION_POLICY, sessionCookie, sessionCookieName, sessionIdFromCookieHeader, SessionStore } from "./sessions";
 import { UserStore } from "./users";
 import { DAY, FakeClock, HOUR, MINUTE, tempDataDir } from "./testHelpers";
 import type { User } from "./types";
@@ -196,7 +189,9 @@ describe("session cookies", () => {
   });
 
   it("clears with the same attributes", () => {
-    expect(clearSessionCookie({ secure: true })).toMatch(/^__Host-gpudeck_session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=\/; HttpOnly; SameSite=Strict; Secure$/);
+    expect(clearSessionCookie({ secure: true })).toMatch(
+      /^__Host-gpudeck_session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=\/; HttpOnly; SameSite=Strict; Secure$/,
+    );
     expect(clearSessionCookie({ secure: false })).toMatch(/^gpudeck_session=; Max-Age=0;.*HttpOnly; SameSite=Strict$/);
   });
 

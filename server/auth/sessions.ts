@@ -38,18 +38,9 @@ export interface SessionInfo {
   userAgent: string | null;
 }
 
-export type SessionRefusal =
-  | "missing"
-  | "malformed"
-  | "unknown"
-  | "idle-timeout"
-  | "expired"
-  | "user-disabled"
-  | "password-changed";
+export type SessionRefusal = "missing" | "malformed" | "unknown" | "idle-timeout" | "expired" | "user-disabled" | "password-changed";
 
-export type SessionCheck =
-  | { ok: true; user: User; session: SessionInfo }
-  | { ok: false; user: null; reason: SessionRefusal };
+export type SessionCheck = { ok: true; user: User; session: SessionInfo } | { ok: false; user: null; reason: SessionRefusal };
 
 interface SessionJoinRow {
   id_hash: string;
@@ -93,7 +84,14 @@ export class SessionStore {
     this.policy = Object.freeze({ ...DEFAULT_SESSION_POLICY, ...options.policy });
   }
 
-  private info(row: { id_hash: string; user_id: number; created_at: number; last_seen_at: number; source_addr: string | null; user_agent: string | null }): SessionInfo {
+  private info(row: {
+    id_hash: string;
+    user_id: number;
+    created_at: number;
+    last_seen_at: number;
+    source_addr: string | null;
+    user_agent: string | null;
+  }): SessionInfo {
     return {
       idHash: row.id_hash,
       userId: row.user_id,
@@ -112,13 +110,18 @@ export class SessionStore {
     const idHash = sha256Hex(id);
     const now = this.clock();
     this.db
-      .prepare(
-        "INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, source_addr, user_agent) VALUES (?, ?, ?, ?, ?, ?)",
-      )
+      .prepare("INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, source_addr, user_agent) VALUES (?, ?, ?, ?, ?, ?)")
       .run(idHash, userId, now, now, clip(meta.sourceAddr), clip(meta.userAgent));
     return {
       id,
-      session: this.info({ id_hash: idHash, user_id: userId, created_at: now, last_seen_at: now, source_addr: clip(meta.sourceAddr), user_agent: clip(meta.userAgent) }),
+      session: this.info({
+        id_hash: idHash,
+        user_id: userId,
+        created_at: now,
+        last_seen_at: now,
+        source_addr: clip(meta.sourceAddr),
+        user_agent: clip(meta.userAgent),
+      }),
     };
   }
 
@@ -186,9 +189,7 @@ export class SessionStore {
   }
 
   listSessions(userId: number): SessionInfo[] {
-    const rows = this.db
-      .prepare("SELECT * FROM sessions WHERE user_id = ? ORDER BY last_seen_at DESC")
-      .all(userId) as Parameters<SessionStore["info"]>[0][];
+    const rows = this.db.prepare("SELECT * FROM sessions WHERE user_id = ? ORDER BY last_seen_at DESC").all(userId) as Parameters<SessionStore["info"]>[0][];
     return rows.map((r) => this.info(r));
   }
 

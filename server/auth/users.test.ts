@@ -39,8 +39,21 @@ describe("UserStore", () => {
 
   describe("users", () => {
     it("creates a user with an argon2id hash and finds it case-insensitively", async () => {
-      const u = await users.createUser({ username: "Alice", password: PW, role: "operator", unitPatterns: ["vllm-team-a-*", " vllm-team-a-* ", "tgi-*.service"] });
-      expect(u).toMatchObject({ username: "Alice", role: "operator", unitPatterns: ["vllm-team-a-*", "tgi-*.service"], disabled: false, hasPassword: true, createdAt: fake.now, passwordChangedAt: fake.now });
+      const u = await users.createUser({
+        username: "Alice",
+        password: PW,
+        role: "operator",
+        unitPatterns: ["vllm-team-a-*", " vllm-team-a-* ", "tgi-*.service"],
+      });
+      expect(u).toMatchObject({
+        username: "Alice",
+        role: "operator",
+        unitPatterns: ["vllm-team-a-*", "tgi-*.service"],
+        disabled: false,
+        hasPassword: true,
+        createdAt: fake.now,
+        passwordChangedAt: fake.now,
+      });
       expect(users.getUser("alice")?.id).toBe(u.id);
       expect(users.getUser("ALICE")?.id).toBe(u.id);
       const row = db.prepare("SELECT password_hash FROM users WHERE id = ?").get(u.id) as { password_hash: string };

@@ -53,9 +53,7 @@ export interface CreateUserInput {
   unitPatterns?: readonly string[];
 }
 
-export type CredentialCheck =
-  | { ok: true; user: User }
-  | { ok: false; reason: "unknown-user" | "no-password" | "wrong-password" | "disabled" };
+export type CredentialCheck = { ok: true; user: User } | { ok: false; reason: "unknown-user" | "no-password" | "wrong-password" | "disabled" };
 
 interface UserRow {
   id: number;
@@ -189,12 +187,12 @@ export class UserStore {
     }
     const passwordHash = password === null ? null : await hashPassword(password);
     const now = this.clock();
-    this.db.transaction(() => {
-      this.db
-        .prepare("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?")
-        .run(passwordHash, now, row.id);
-      this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?").run(passwordHash, now, row.id);
+        this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
+      })
+      .immediate();
     return this.getUserById(row.id)!;
   }
 
@@ -213,13 +211,15 @@ export class UserStore {
   /** Disable (ending every session) or re-enable a user. Refuses to disable the last enabled admin. */
   setDisabled(username: string, disabled: boolean): User {
     const row = this.require(username);
-    this.db.transaction(() => {
-      if (disabled && row.role === "admin" && row.disabled === 0 && this.countActiveAdmins() <= 1) {
-        throw new AuthError("last-admin", "refusing to disable the last enabled admin");
-      }
-      this.db.prepare("UPDATE users SET disabled = ? WHERE id = ?").run(disabled ? 1 : 0, row.id);
-      if (disabled) this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (disabled && row.role === "admin" && row.disabled === 0 && this.countActiveAdmins() <= 1) {
+          throw new AuthError("last-admin", "refusing to disable the last enabled admin");
+        }
+        this.db.prepare("UPDATE users SET disabled = ? WHERE id = ?").run(disabled ? 1 : 0, row.id);
+        if (disabled) this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
+      })
+      .immediate();
     return this.getUserById(row.id)!;
   }
 
@@ -230,15 +230,17 @@ export class UserStore {
       throw new AuthError("invalid-role", "role must be one of viewer, operator, admin");
     }
     const patterns = changes.unitPatterns === undefined ? undefined : normalisePatterns(changes.unitPatterns);
-    this.db.transaction(() => {
-      if (changes.role !== undefined && changes.role !== "admin" && row.role === "admin" && row.disabled === 0) {
-        if (this.countActiveAdmins() <= 1) throw new AuthError("last-admin", "refusing to demote the last enabled admin");
-      }
-      if (changes.role !== undefined) this.db.prepare("UPDATE users SET role = ? WHERE id = ?").run(changes.role, row.id);
-      if (patterns !== undefined) {
-        this.db.prepare("UPDATE users SET unit_patterns = ? WHERE id = ?").run(JSON.stringify(patterns), row.id);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (changes.role !== undefined && changes.role !== "admin" && row.role === "admin" && row.disabled === 0) {
+          if (this.countActiveAdmins() <= 1) throw new AuthError("last-admin", "refusing to demote the last enabled admin");
+        }
+        if (changes.role !== undefined) this.db.prepare("UPDATE users SET role = ? WHERE id = ?").run(changes.role, row.id);
+        if (patterns !== undefined) {
+          this.db.prepare("UPDATE users SET unit_patterns = ? WHERE id = ?").run(JSON.stringify(patterns), row.id);
+        }
+      })
+      .immediate();
     return this.getUserById(row.id)!;
   }
 
@@ -277,14 +279,14 @@ export class UserStore {
     const token = randomToken();
     const now = this.clock();
     const expiresAt = now + this.setupTokenTtlMs;
-    const created = this.db.transaction(() => {
-      if (this.countActiveAdmins() > 0) return false;
-      this.db.prepare("DELETE FROM setup_tokens").run();
-      this.db
-        .prepare("INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)")
-        .run(sha256Hex(token), now, expiresAt);
-      return true;
-    }).immediate();
+    const created = this.db
+      .transaction(() => {
+        if (this.countActiveAdmins() > 0) return false;
+        this.db.prepare("DELETE FROM setup_tokens").run();
+        this.db.prepare("INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)").run(sha256Hex(token), now, expiresAt);
+        return true;
+      })
+      .immediate();
     return created ? { token, expiresAt } : null;
   }
 
@@ -299,9 +301,7 @@ export class UserStore {
   checkSetupToken(token: string): boolean {
     if (typeof token !== "string" || !TOKEN_RE.test(token)) return false;
     if (this.countActiveAdmins() > 0) return false;
-    const row = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as
-      | { expires_at: number }
-      | undefined;
+    const row = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as { expires_at: number } | undefined;
     return row !== undefined && row.expires_at > this.clock();
   }
 
@@ -319,24 +319,25 @@ export class UserStore {
     if (problem) throw new AuthError("weak-password", problem);
     const passwordHash = await hashPassword(password);
     const now = this.clock();
-    const id = this.db.transaction(() => {
-      const tokenRow = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as
-        | { expires_at: number }
-        | undefined;
-      if (!tokenRow || tokenRow.expires_at <= now) {
-        throw new AuthError("invalid-setup-token", "setup link is invalid, used or expired");
-      }
-      if (this.countActiveAdmins() > 0) throw new AuthError("admin-exists", "an admin already exists");
-      if (this.row(username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
-      this.db.prepare("DELETE FROM setup_tokens").run();
-      const info = this.db
-        .prepare(
-          `INSERT INTO users (username, password_hash, role, unit_patterns, disabled, created_at, password_changed_at)
+    const id = this.db
+      .transaction(() => {
+        const tokenRow = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as
+          { expires_at: number } | undefined;
+        if (!tokenRow || tokenRow.expires_at <= now) {
+          throw new AuthError("invalid-setup-token", "setup link is invalid, used or expired");
+        }
+        if (this.countActiveAdmins() > 0) throw new AuthError("admin-exists", "an admin already exists");
+        if (this.row(username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
+        this.db.prepare("DELETE FROM setup_tokens").run();
+        const info = this.db
+          .prepare(
+            `INSERT INTO users (username, password_hash, role, unit_patterns, disabled, created_at, password_changed_at)
            VALUES (?, ?, 'admin', '[]', 0, ?, ?)`,
-        )
-        .run(username, passwordHash, now, now);
-      return Number(info.lastInsertRowid);
-    }).immediate();
+          )
+          .run(username, passwordHash, now, now);
+        return Number(info.lastInsertRowid);
+      })
+      .immediate();
     return this.getUserById(id)!;
   }
 }

@@ -50,7 +50,10 @@ describe("readDependencyStates", () => {
   });
 
   it("keeps only names it asked for, once each (the adapter does not decide what a button targets)", async () => {
-    const adapter = tableAdapter({ "models-nfs.mount": reading("models-nfs.mount") }, [reading("vllm-other.service", "failed", "failed"), reading("models-nfs.mount", "failed", "failed")]);
+    const adapter = tableAdapter({ "models-nfs.mount": reading("models-nfs.mount") }, [
+      reading("vllm-other.service", "failed", "failed"),
+      reading("models-nfs.mount", "failed", "failed"),
+    ]);
     const states = await readDependencyStates({ requires: ["models-nfs.mount"] }, adapter, GLOBS);
     expect(states?.map((s) => s.name)).toEqual(["models-nfs.mount"]);
   });

@@ -27,8 +27,7 @@ import {
   usec,
 } from "./fixtures";
 
-const evidence = (d: Diagnosis, label: string | RegExp) =>
-  d.evidence.find((e) => (typeof label === "string" ? e.label === label : label.test(e.label)));
+const evidence = (d: Diagnosis, label: string | RegExp) => d.evidence.find((e) => (typeof label === "string" ? e.label === label : label.test(e.label)));
 const values = (d: Diagnosis) => d.evidence.map((e) => `${e.label}: ${e.value}`).join("\n");
 
 /** A unit sitting in activating/start-pre since `secondsAgo`, its ExecStartPre polling nvidia-smi. */
@@ -39,7 +38,12 @@ function startPreUnit(secondsAgo: number, overrides: Partial<UnitDetail> = {}): 
     mainPid: 0,
     controlPid: 5210,
     stateChangeUsec: usec(ago(secondsAgo)),
-    timestamps: { inactiveExitUsec: usec(ago(secondsAgo)), activeEnterUsec: usec(ago(7200)), activeExitUsec: usec(ago(600)), inactiveEnterUsec: usec(ago(600)) },
+    timestamps: {
+      inactiveExitUsec: usec(ago(secondsAgo)),
+      activeEnterUsec: usec(ago(7200)),
+      activeExitUsec: usec(ago(600)),
+      inactiveEnterUsec: usec(ago(600)),
+    },
     controlProcess: proc(5210, WAIT_GPU_ARGV, { startedAtMs: ago(secondsAgo) }),
     mainProcess: null,
     processes: [proc(5210, WAIT_GPU_ARGV, { startedAtMs: ago(secondsAgo) })],
@@ -115,7 +119,9 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
     expect(d.code).toBe("waiting-gpu-exited");
     expect(d.severity).toBe("critical");
     // 788 GiB left at 2 GiB/s = 394 s; 108 s left until the timeout
-    expect(d.headline).toMatch(/draining at 2 GiB\/s, free in ~6 min 34 s — 4 min 46 s after TimeoutStartSec \(in 1 min 48 s\), so the start will time out first\.$/);
+    expect(d.headline).toMatch(
+      /draining at 2 GiB\/s, free in ~6 min 34 s — 4 min 46 s after TimeoutStartSec \(in 1 min 48 s\), so the start will time out first\.$/,
+    );
     expect(d.nextStep?.text).toMatch(/time out first/);
     expect(d.etaMs).toBeCloseTo(394_000, -3);
   });
@@ -178,7 +184,9 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
 
   it("vLLM workers: several exited PIDs, one per GPU", () => {
     const d = diagnose(incidentFacts({ workers: true }));
-    expect(d.headline).toContain("598 GiB of GPU memory still held by 8 exited processes of vllm-kimi-k25.service (PIDs 4121, 4122, 4123 +5; killed 14 s ago) on GPUs 0–7");
+    expect(d.headline).toContain(
+      "598 GiB of GPU memory still held by 8 exited processes of vllm-kimi-k25.service (PIDs 4121, 4122, 4123 +5; killed 14 s ago) on GPUs 0–7",
+    );
     expect(d.evidence.filter((e) => e.label.startsWith("Exited PID")).length).toBe(8);
   });
 
@@ -216,7 +224,13 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
 
   it("telemetry with null cells: memory.used N/A and GPU index unknown", () => {
     const f = incidentFacts();
-    const strip = (g: GpuAttributed, i: number): GpuAttributed => ({ ...g, memoryUsedMiB: null, memoryTotalMiB: null, utilizationPct: null, index: i === 7 ? null : g.index });
+    const strip = (g: GpuAttributed, i: number): GpuAttributed => ({
+      ...g,
+      memoryUsedMiB: null,
+      memoryTotalMiB: null,
+      utilizationPct: null,
+      index: i === 7 ? null : g.index,
+    });
     f.gpuRecent = f.gpuRecent.map((s) => ({ ...s, gpus: s.gpus.map(strip) }));
     f.gpuNow = f.gpuRecent[f.gpuRecent.length - 1];
     const d = diagnose(f);
@@ -252,12 +266,13 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
     // lists an exited worker; the drain over GPUs 0–3 is 20 GiB per 2.5 s.
     const exitedAt = ago(9);
     const freedAt = (i: number) => exitedAt + (i + 1) * 2500;
-    const recent = series(9, 0, (at) =>
-      steadyGpus((i) => (i < 4 && at < freedAt(i) ? [holder("exited", 4200 + i, 20 * GIB, { exitedAtMs: exitedAt })] : [])),
-    );
+    const recent = series(9, 0, (at) => steadyGpus((i) => (i < 4 && at < freedAt(i) ? [holder("exited", 4200 + i, 20 * GIB, { exitedAtMs: exitedAt })] : [])));
     const d = diagnose(facts({ unit: startPreUnit(8), gpuNow: recent[recent.length - 1], gpuRecent: recent }));
     expect(d.code).toBe("waiting-gpu-exited");
-    const m = /^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4203 \(vllm-kimi-k25\.service, exited 9 s ago\) on GPU 3; draining at (\d+(?:\.\d)?) GiB\/s, free in ~(\d) s/.exec(d.headline);
+    const m =
+      /^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4203 \(vllm-kimi-k25\.service, exited 9 s ago\) on GPU 3; draining at (\d+(?:\.\d)?) GiB\/s, free in ~(\d) s/.exec(
+        d.headline,
+      );
     expect(m, d.headline).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThan(6);
     expect(Number(m![1])).toBeLessThan(10);
@@ -289,9 +304,7 @@ describe("case 1 — waiting in ExecStartPre for memory held by an exited proces
 // ---------------------------------------------------------------------------------------
 describe("case 2 — memory held by another running unit", () => {
   const otherUnit = () =>
-    steadyFacts(startPreUnit(20), () =>
-      steadyGpus((i) => (i < 4 ? [holder("unit", 9100 + i, 70 * GIB, { unit: "llama-70b.service" })] : [])),
-    );
+    steadyFacts(startPreUnit(20), () => steadyGpus((i) => (i < 4 ? [holder("unit", 9100 + i, 70 * GIB, { unit: "llama-70b.service" })] : [])));
 
   it("names the unit, the memory and the GPUs, and offers to open it", () => {
     const d = diagnose(otherUnit());
@@ -322,7 +335,9 @@ describe("case 2 — memory held by another running unit", () => {
     const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-unit");
     expect(d.headline).toContain("is held by running unit embedder.service (PID 9100)");
-    expect(d.headline).toContain("another 598 GiB is held by exited process 4121 (vllm-kimi-k25.service, killed 14 s ago), draining at 21 GiB/s, free in ~28 s");
+    expect(d.headline).toContain(
+      "another 598 GiB is held by exited process 4121 (vllm-kimi-k25.service, killed 14 s ago), draining at 21 GiB/s, free in ~28 s",
+    );
     expect(d.nextStep?.action).toEqual({ kind: "open-unit", unit: "embedder.service" });
     expect(evidence(d, "Drain rate")).toBeDefined();
   });
@@ -356,7 +371,9 @@ describe("case 2 — memory held by another running unit", () => {
 describe("case 3 — memory held by a process outside any unit", () => {
   it("gives the PID and command line", () => {
     const f = steadyFacts(startPreUnit(30), () =>
-      steadyGpus((i) => (i === 5 ? [holder("outside", 7777, 40 * GIB, { cmdline: ["python3", "train.py", "--batch-size", "64"], processName: "python3" })] : [])),
+      steadyGpus((i) =>
+        i === 5 ? [holder("outside", 7777, 40 * GIB, { cmdline: ["python3", "train.py", "--batch-size", "64"], processName: "python3" })] : [],
+      ),
     );
     const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-outside");
@@ -370,7 +387,12 @@ describe("case 3 — memory held by a process outside any unit", () => {
   });
 
   it("memory nobody is listed for (another PID namespace)", () => {
-    const f = steadyFacts(startPreUnit(30), () => steadyGpus(() => [], (i) => (i === 1 ? { unattributedMiB: 12 * GIB, memoryUsedMiB: 12 * GIB } : {})));
+    const f = steadyFacts(startPreUnit(30), () =>
+      steadyGpus(
+        () => [],
+        (i) => (i === 1 ? { unattributedMiB: 12 * GIB, memoryUsedMiB: 12 * GIB } : {}),
+      ),
+    );
     const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-unattributed");
     expect(d.headline).toMatch(/^Waiting in ExecStartPre for GPU memory: 12 GiB on GPU 1 is in use but nvidia-smi lists no process for it/);
@@ -420,7 +442,9 @@ describe("case 3 — memory held by a process outside any unit", () => {
     const f = steadyFacts(u, () => steadyGpus((i) => (i === 0 ? [holder("unit", 4130, 20 * GIB, { unit: UNIT })] : [])));
     const d = diagnose(f);
     expect(d.code).toBe("waiting-gpu-exited");
-    expect(d.headline).toMatch(/^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4130 \(vllm-kimi-k25\.service, exited <1 s ago\) on GPU 0; /);
+    expect(d.headline).toMatch(
+      /^Waiting in ExecStartPre for 20 GiB of GPU memory still held by exited process 4130 \(vllm-kimi-k25\.service, exited <1 s ago\) on GPU 0; /,
+    );
   });
 });
 
@@ -457,7 +481,9 @@ describe("activating/start-pre without GPU contention", () => {
   it("no GPU data at all: says it cannot tell", () => {
     const d = diagnose(facts({ unit: startPreUnit(40) }));
     expect(d.code).toBe("start-pre-running");
-    expect(d.headline).toMatch(/^ExecStartPre running for 40 s: `\/bin\/bash -c .*`; it polls nvidia-smi, but gpudeck has no GPU data to tell what it waits for — TimeoutStartSec in 1 min 20 s\.$/);
+    expect(d.headline).toMatch(
+      /^ExecStartPre running for 40 s: `\/bin\/bash -c .*`; it polls nvidia-smi, but gpudeck has no GPU data to tell what it waits for — TimeoutStartSec in 1 min 20 s\.$/,
+    );
     expect(evidence(d, "GPU data")?.value).toMatch(/none/);
   });
 
@@ -549,10 +575,15 @@ describe("case 4 — ExecStartPre or ExecStart exited non-zero", () => {
       [ago(70), "activating/start", { mainPid: 4200 }],
       [ago(60), "failed/failed", { result: "exit-code" }],
     ]);
-    const journal = [line(ago(61), "vllm: error: unrecognized arguments: --tensor-parallel 8"), systemdLine(ago(60), "Main process exited, code=exited, status=2/INVALIDARGUMENT")];
+    const journal = [
+      line(ago(61), "vllm: error: unrecognized arguments: --tensor-parallel 8"),
+      systemdLine(ago(60), "Main process exited, code=exited, status=2/INVALIDARGUMENT"),
+    ];
     const d = diagnose(facts({ unit: u, recentTransitions: recent, journal }));
     expect(d.code).toBe("start-failed");
-    expect(d.headline).toBe(`Failed 1 min ago: ExecStart \`${VLLM_ARGV.join(" ")}\` exited with code 2 (invalid argument / misuse) before the service reported ready.`);
+    expect(d.headline).toBe(
+      `Failed 1 min ago: ExecStart \`${VLLM_ARGV.join(" ")}\` exited with code 2 (invalid argument / misuse) before the service reported ready.`,
+    );
     expect(evidence(d, "Main process")?.value).toMatch(/ExecMainCode=1, ExecMainStatus=2/);
     expect(values(d)).toContain("unrecognized arguments");
   });
@@ -590,10 +621,18 @@ describe("case 5 — Result=timeout, and in which phase", () => {
       [ago(10), "deactivating/stop-sigterm", { result: "timeout" }],
       [ago(10) + 5, "failed/failed", { result: "timeout" }],
     ]);
-    const d = diagnose(facts({ unit: timedOut(), recentTransitions: recent, journal: [systemdLine(ago(10), "vllm-kimi-k25.service: start-pre operation timed out. Terminating.")] }));
+    const d = diagnose(
+      facts({
+        unit: timedOut(),
+        recentTransitions: recent,
+        journal: [systemdLine(ago(10), "vllm-kimi-k25.service: start-pre operation timed out. Terminating.")],
+      }),
+    );
     expect(d.code).toBe("start-timeout");
     expect(d.severity).toBe("critical");
-    expect(d.headline).toMatch(/^Start timed out 10 s ago: ExecStartPre `\/bin\/bash -c .*` was still running when TimeoutStartSec=30 s ran out, so systemd stopped it\.$/);
+    expect(d.headline).toMatch(
+      /^Start timed out 10 s ago: ExecStartPre `\/bin\/bash -c .*` was still running when TimeoutStartSec=30 s ran out, so systemd stopped it\.$/,
+    );
     expect(d.nextStep?.text).toMatch(/TimeoutStartSec/);
   });
 
@@ -630,7 +669,9 @@ describe("case 5 — Result=timeout, and in which phase", () => {
     ]);
     const d = diagnose(facts({ unit: timedOut({ stateChangeUsec: usec(ago(9)) }), recentTransitions: recent }));
     expect(d.code).toBe("stop-timeout");
-    expect(d.headline).toBe("Stop timed out 9 s ago: stopping took longer than TimeoutStopSec=1 min 30 s (went through stop-sigterm → final-sigkill), so systemd killed it and marked it failed.");
+    expect(d.headline).toBe(
+      "Stop timed out 9 s ago: stopping took longer than TimeoutStopSec=1 min 30 s (went through stop-sigterm → final-sigkill), so systemd killed it and marked it failed.",
+    );
   });
 });
 
@@ -681,7 +722,12 @@ describe("case 6 — crash loop, then start limit", () => {
       execMainStartUsec: usec(c.lastActiveMs),
       execMainExitUsec: usec(c.lastFailMs),
       stateChangeUsec: usec(c.autoRestartMs),
-      timestamps: { inactiveExitUsec: usec(c.lastActiveMs), activeEnterUsec: usec(c.lastActiveMs), activeExitUsec: usec(c.lastFailMs), inactiveEnterUsec: usec(c.lastFailMs) },
+      timestamps: {
+        inactiveExitUsec: usec(c.lastActiveMs),
+        activeEnterUsec: usec(c.lastActiveMs),
+        activeExitUsec: usec(c.lastFailMs),
+        inactiveEnterUsec: usec(c.lastFailMs),
+      },
       ...overrides,
     });
 
@@ -704,7 +750,9 @@ describe("case 6 — crash loop, then start limit", () => {
   it("a transient failed/failed inside a Restart= cycle is not called final", () => {
     const c = cycles(3, 20);
     const recent = c.recent.slice(0, -1); // ends on failed/failed (inRestartCycle)
-    const d = diagnose(facts({ unit: looping(c, { activeState: "failed", subState: "failed", stateChangeUsec: usec(c.lastFailMs) }), recentTransitions: recent }));
+    const d = diagnose(
+      facts({ unit: looping(c, { activeState: "failed", subState: "failed", stateChangeUsec: usec(c.lastFailMs) }), recentTransitions: recent }),
+    );
     expect(d.code).toBe("crash-loop");
     expect(d.headline).toMatch(/^Crash loop: the main process exited with code 1 .*; restarted 3 times in \d+ s, restarting now\.$/);
   });
@@ -750,13 +798,30 @@ describe("case 6 — crash loop, then start limit", () => {
       [ago(10), "active/running", { mainPid: 4300 }],
       [ago(7), "failed/failed", { result: "exit-code" }],
     ]);
-    const u = unit({ activeState: "failed", subState: "failed", result: "exit-code", restart: "no", mainPid: 0, mainProcess: null, execMainCode: 1, execMainStatus: 1, execMainExitUsec: usec(ago(7)), stateChangeUsec: usec(ago(7)) });
+    const u = unit({
+      activeState: "failed",
+      subState: "failed",
+      result: "exit-code",
+      restart: "no",
+      mainPid: 0,
+      mainProcess: null,
+      execMainCode: 1,
+      execMainStatus: 1,
+      execMainExitUsec: usec(ago(7)),
+      stateChangeUsec: usec(ago(7)),
+    });
     expect(diagnose(facts({ unit: u, recentTransitions: recent })).code).toBe("exited-after-start");
   });
 
   it("running again but restarted several times recently: flags flapping", () => {
     const c = cycles(3, 30);
-    const recent = [...c.recent, ...transitions("activating/auto-restart", [[ago(4) - 1, "inactive/dead"], [ago(4), "active/running", { mainPid: 4400 }]])];
+    const recent = [
+      ...c.recent,
+      ...transitions("activating/auto-restart", [
+        [ago(4) - 1, "inactive/dead"],
+        [ago(4), "active/running", { mainPid: 4400 }],
+      ]),
+    ];
     const u = looping(c, {
       activeState: "active",
       subState: "running",
@@ -768,7 +833,9 @@ describe("case 6 — crash loop, then start limit", () => {
     const d = diagnose(facts({ unit: u, recentTransitions: recent }));
     expect(d.code).toBe("crash-loop");
     expect(d.severity).toBe("warning");
-    expect(d.headline).toMatch(/^Running for 4 s, but it restarted 3 times in 27 s \(last failure: the main process exited with code 1 .*\); it may be crash-looping\.$/);
+    expect(d.headline).toMatch(
+      /^Running for 4 s, but it restarted 3 times in 27 s \(last failure: the main process exited with code 1 .*\); it may be crash-looping\.$/,
+    );
   });
 });
 
@@ -919,7 +986,9 @@ describe("case 8 — load state and dependencies", () => {
 
 describe("case 8 — naming the failed dependency", () => {
   const REQUIRES = ["models-nfs.mount", "vllm-weights-sync.service", "system.slice", "sysinit.target"];
-  const dependencyLine = () => [systemdLine(ago(30), "Dependency failed for vllm-kimi-k25.service - vLLM Kimi K2.5.", { priority: 3, jobResult: "dependency" })];
+  const dependencyLine = () => [
+    systemdLine(ago(30), "Dependency failed for vllm-kimi-k25.service - vLLM Kimi K2.5.", { priority: 3, jobResult: "dependency" }),
+  ];
   const inactive = (requires = REQUIRES) =>
     unit({
       activeState: "inactive",
@@ -935,7 +1004,12 @@ describe("case 8 — naming the failed dependency", () => {
     const [activeState, subState] = state.split("/");
     return { name, loadState: "loaded", activeState, subState, result: "success", manageable: false, ...over };
   };
-  const up = () => [dep("models-nfs.mount", "active/mounted"), dep("vllm-weights-sync.service", "active/exited", { manageable: true }), dep("system.slice", "active/active"), dep("sysinit.target", "active/active")];
+  const up = () => [
+    dep("models-nfs.mount", "active/mounted"),
+    dep("vllm-weights-sync.service", "active/exited", { manageable: true }),
+    dep("system.slice", "active/active"),
+    dep("sysinit.target", "active/active"),
+  ];
   const withDeps = (dependencies: DependencyState[] | undefined, u = inactive()) => diagnose(facts({ unit: u, journal: dependencyLine(), dependencies }));
   const replace = (list: DependencyState[], d: DependencyState) => list.map((x) => (x.name === d.name ? d : x));
 
@@ -976,7 +1050,10 @@ describe("case 8 — naming the failed dependency", () => {
 
   it("several failed dependencies: all named, the first one's step", () => {
     const d = withDeps(
-      replace(replace(up(), dep("models-nfs.mount", "failed/failed", { result: "timeout" })), dep("vllm-weights-sync.service", "failed/failed", { result: "exit-code", manageable: true })),
+      replace(
+        replace(up(), dep("models-nfs.mount", "failed/failed", { result: "timeout" })),
+        dep("vllm-weights-sync.service", "failed/failed", { result: "exit-code", manageable: true }),
+      ),
     );
     expect(d.headline).toBe(
       "Not started 30 s ago because units it requires cannot run: models-nfs.mount failed (result timeout) and vllm-weights-sync.service failed (result exit-code); the problem is in those units, not in this one.",
@@ -994,7 +1071,12 @@ describe("case 8 — naming the failed dependency", () => {
       text: "Open vllm-weights-sync.service, fix why it is not running, then start this one again.",
       action: { kind: "open-unit", unit: "vllm-weights-sync.service" },
     });
-    const both = withDeps(replace(replace(up(), dep("vllm-weights-sync.service", "inactive/dead", { manageable: true })), dep("models-nfs.mount", "failed/failed", { result: "exit-code" })));
+    const both = withDeps(
+      replace(
+        replace(up(), dep("vllm-weights-sync.service", "inactive/dead", { manageable: true })),
+        dep("models-nfs.mount", "failed/failed", { result: "exit-code" }),
+      ),
+    );
     expect(both.headline).toContain("because models-nfs.mount, which it requires, failed (result exit-code);");
     expect(evidence(both, "Other required units")?.value).toContain("vllm-weights-sync.service is inactive (dead)");
   });
@@ -1012,16 +1094,24 @@ describe("case 8 — naming the failed dependency", () => {
   it("all checked ones up but some not checked: no promise, the generic advice", () => {
     const many = [...REQUIRES, ...Array.from({ length: 20 }, (_, i) => `extra-${i}.service`)];
     const d = withDeps(up(), inactive(many));
-    expect(d.headline).toMatch(/^Not started 30 s ago because a unit it requires failed to start \(job result "dependency"\); the problem is in that unit, not in this one\.$/);
+    expect(d.headline).toMatch(
+      /^Not started 30 s ago because a unit it requires failed to start \(job result "dependency"\); the problem is in that unit, not in this one\.$/,
+    );
     expect(d.nextStep?.action).toBeUndefined();
-    expect(evidence(d, "Not checked")?.value).toBe("extra-0.service, extra-1.service, extra-2.service, extra-3.service, extra-4.service, extra-5.service and 14 more");
+    expect(evidence(d, "Not checked")?.value).toBe(
+      "extra-0.service, extra-1.service, extra-2.service, extra-3.service, extra-4.service, extra-5.service and 14 more",
+    );
   });
 
   it("without dependency facts (or none readable) the diagnosis stays as before", () => {
     for (const dependencies of [undefined, []]) {
       const d = withDeps(dependencies);
-      expect(d.headline).toBe('Not started 30 s ago because a unit it requires failed to start (job result "dependency"); the problem is in that unit, not in this one.');
-      expect(d.nextStep).toEqual({ text: "Check the units this one Requires=/BindsTo= (`systemctl list-dependencies`), fix the failed one, then start this one." });
+      expect(d.headline).toBe(
+        'Not started 30 s ago because a unit it requires failed to start (job result "dependency"); the problem is in that unit, not in this one.',
+      );
+      expect(d.nextStep).toEqual({
+        text: "Check the units this one Requires=/BindsTo= (`systemctl list-dependencies`), fix the failed one, then start this one.",
+      });
     }
   });
 
@@ -1038,7 +1128,11 @@ describe("case 8 — naming the failed dependency", () => {
       for (const s2 of states)
         for (const load of loads)
           for (const manageable of [false, true]) {
-            const deps = [dep("models-nfs.mount", s1, { loadState: load }), dep("vllm-weights-sync.service", s2, { manageable }), dep("system.slice", "active/active")];
+            const deps = [
+              dep("models-nfs.mount", s1, { loadState: load }),
+              dep("vllm-weights-sync.service", s2, { manageable }),
+              dep("system.slice", "active/active"),
+            ];
             const d = withDeps(deps, inactive(deps.map((x) => x.name)));
             const target = d.nextStep?.action?.unit;
             if (target === undefined || target === UNIT) continue;
@@ -1095,7 +1189,9 @@ describe("case 9 — stop stuck in stop-sigterm", () => {
     ]);
     const u = stopping(10, { result: "timeout", mainPid: 0, mainProcess: null, processes: [proc(5210, WAIT_GPU_ARGV, { state: "sleeping" })] });
     const d = diagnose(facts({ unit: u, recentTransitions: recent }));
-    expect(d.headline).toMatch(/^Start timed out in ExecStartPre; Stop stuck: PID 5210 \(bash\) has ignored SIGTERM for 10 s; systemd sends SIGKILL in 1 min 20 s\.$/);
+    expect(d.headline).toMatch(
+      /^Start timed out in ExecStartPre; Stop stuck: PID 5210 \(bash\) has ignored SIGTERM for 10 s; systemd sends SIGKILL in 1 min 20 s\.$/,
+    );
   });
 
   it("ExecStop running", () => {
@@ -1183,7 +1279,13 @@ describe("other states", () => {
   });
 
   it("never started", () => {
-    const u = unit({ activeState: "inactive", subState: "dead", stateChangeUsec: 0, execMainStartUsec: 0, timestamps: { inactiveExitUsec: 0, activeEnterUsec: 0, activeExitUsec: 0, inactiveEnterUsec: 0 } });
+    const u = unit({
+      activeState: "inactive",
+      subState: "dead",
+      stateChangeUsec: 0,
+      execMainStartUsec: 0,
+      timestamps: { inactiveExitUsec: 0, activeEnterUsec: 0, activeExitUsec: 0, inactiveEnterUsec: 0 },
+    });
     expect(diagnose(facts({ unit: u })).headline).toBe("Not running and not started since systemd loaded it; nothing is wrong.");
   });
 

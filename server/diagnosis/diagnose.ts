@@ -195,7 +195,7 @@ function startDeadlineMs(ctx: Ctx): number | null {
   const armed =
     entered !== null && controlStart !== undefined && controlStart <= ctx.now
       ? Math.max(entered, controlStart)
-      : entered ?? (controlStart !== undefined && controlStart <= ctx.now ? controlStart : null);
+      : (entered ?? (controlStart !== undefined && controlStart <= ctx.now ? controlStart : null));
   return armed === null ? null : armed + u.timeoutStartUsec / 1000;
 }
 
@@ -297,7 +297,7 @@ function memoryEvidence(c: GpuContention): Evidence {
 
 function holderEvidence(ctx: Ctx, group: HolderGroup): Evidence {
   const cmd = group.cmdline.length > 0 ? formatCmdline(group.cmdline, 100) : group.processName || "?";
-  const where = group.kind === "outside" ? "outside any unit" : group.unit ?? "unit unknown";
+  const where = group.kind === "outside" ? "outside any unit" : (group.unit ?? "unit unknown");
   const parts = [`${formatMiB(group.mib)} on ${formatGpus(group.gpus)}`, where, cmd];
   if (group.kind === "exited") {
     if (group.exitedAtMs !== undefined) parts.push(`last seen alive ${ago(ctx, group.exitedAtMs)}`);
@@ -357,7 +357,11 @@ function diagnoseLoadState(ctx: Ctx): Diagnosis | null {
         severity: "critical",
         code: "masked",
         headline: `${ctx.name} is masked (its unit file points to /dev/null), so systemd refuses to start it; unmask it with \`systemctl unmask ${ctx.name}\` if it should run.`,
-        evidence: [{ label: "LoadState", value: "masked", source: "systemd" }, { label: "UnitFileState", value: u.unitFileState || "masked", source: "systemd" }, ...fileEvidence],
+        evidence: [
+          { label: "LoadState", value: "masked", source: "systemd" },
+          { label: "UnitFileState", value: u.unitFileState || "masked", source: "systemd" },
+          ...fileEvidence,
+        ],
       };
     case "bad-setting": {
       const complaints = managerComplaints(ctx.facts.journal, LOG_LINES);
@@ -375,7 +379,11 @@ function diagnoseLoadState(ctx: Ctx): Diagnosis | null {
         severity: "critical",
         code: "load-error",
         headline: `systemd could not load the unit file (LoadState=${u.loadState}), so it cannot be started.`,
-        evidence: [{ label: "LoadState", value: u.loadState, source: "systemd" }, ...fileEvidence, ...logEvidence(managerComplaints(ctx.facts.journal, LOG_LINES))],
+        evidence: [
+          { label: "LoadState", value: u.loadState, source: "systemd" },
+          ...fileEvidence,
+          ...logEvidence(managerComplaints(ctx.facts.journal, LOG_LINES)),
+        ],
         nextStep: { text: "Check the unit file and the log lines, run `systemctl daemon-reload`, then start it." },
       };
   }
@@ -454,11 +462,16 @@ function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
   let exitStatus: number | null = null;
   if (kind === "start" || kind === "running" || (kind === "unknown" && u.execMainExitUsec > 0)) {
     const code = cldName(u.execMainCode);
-    const exitedInAttempt = u.execMainExitUsec > 0 && (fromUsec === null || u.execMainExitUsec >= fromUsec) && (toUsec === null || u.execMainExitUsec <= toUsec);
+    const exitedInAttempt =
+      u.execMainExitUsec > 0 && (fromUsec === null || u.execMainExitUsec >= fromUsec) && (toUsec === null || u.execMainExitUsec <= toUsec);
     if (code && exitedInAttempt) {
       exitPhrase = exitPhraseOf(code, u.execMainStatus);
       exitStatus = u.execMainStatus;
-      evidence.push({ label: "Main process", value: `${exitPhrase} at ${formatClock(u.execMainExitUsec / 1000)} (ExecMainCode=${u.execMainCode}, ExecMainStatus=${u.execMainStatus})`, source: "systemd" });
+      evidence.push({
+        label: "Main process",
+        value: `${exitPhrase} at ${formatClock(u.execMainExitUsec / 1000)} (ExecMainCode=${u.execMainCode}, ExecMainStatus=${u.execMainStatus})`,
+        source: "systemd",
+      });
     } else {
       const line = findProcessExit(journal, "main", fromUsec, toUsec);
       if (line) {
@@ -500,7 +513,7 @@ function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
   let ranForMs: number | null = null;
   if (kind === "running") {
     const activeAt = point?.phaseEnteredUsec ?? (u.timestamps.activeEnterUsec > 0 ? u.timestamps.activeEnterUsec : null);
-    const exitAt = u.execMainExitUsec > 0 && (activeAt === null || u.execMainExitUsec >= activeAt) ? u.execMainExitUsec : point?.failed.atUsec ?? null;
+    const exitAt = u.execMainExitUsec > 0 && (activeAt === null || u.execMainExitUsec >= activeAt) ? u.execMainExitUsec : (point?.failed.atUsec ?? null);
     if (activeAt !== null && exitAt !== null && exitAt >= activeAt) ranForMs = (exitAt - activeAt) / 1000;
   }
 
@@ -550,7 +563,8 @@ function failureCode(f: Failure): Diagnosis["code"] {
 function failureNextStep(ctx: Ctx, f: Failure): NextStep {
   let text = "Fix the cause shown in the log lines, then restart it.";
   if (f.exitStatus === 203 || f.exitStatus === 127) text = "Check that the command exists and is executable (see the unit file), then restart it.";
-  else if (f.result === "timeout" && f.kind !== "running" && f.kind !== "stop") text = "Find out why the start phase took so long (log lines), or raise TimeoutStartSec=, then restart it.";
+  else if (f.result === "timeout" && f.kind !== "running" && f.kind !== "stop")
+    text = "Find out why the start phase took so long (log lines), or raise TimeoutStartSec=, then restart it.";
   else if (f.result === "oom-kill") text = "Give the host more RAM headroom (MemoryMax=, model size, other processes), then restart it.";
   return { text, action: { kind: "restart", unit: ctx.name } };
 }
@@ -678,9 +692,7 @@ function crashLoopCycling(ctx: Ctx): Diagnosis {
       ? `${capitalize(f.summary)}; systemd restarts it${next ? next.replace(/^, /, " — ") : ""} (Restart=${u.restart}).`
       : `Crash loop: ${f.summary}; ${restartsPhrase(ctx, history)}${next}.`,
     evidence: [stateEvidence(ctx), ...f.evidence, ...restartPolicyEvidence(ctx)],
-    nextStep: first
-      ? undefined
-      : { text: "Stop it to end the loop while you fix the cause shown in the log lines.", action: { kind: "stop", unit: ctx.name } },
+    nextStep: first ? undefined : { text: "Stop it to end the loop while you fix the cause shown in the log lines.", action: { kind: "stop", unit: ctx.name } },
     etaMs,
   };
 }
@@ -745,7 +757,11 @@ function diagnoseInactive(ctx: Ctx): Diagnosis {
   const evidence: Evidence[] = [stateEvidence(ctx)];
   const exit = cldName(u.execMainCode);
   if (exit && u.execMainExitUsec > 0) {
-    evidence.push({ label: "Last exit", value: `main process ${exitPhraseOf(exit, u.execMainStatus)} at ${formatTimestamp(u.execMainExitUsec / 1000)}`, source: "systemd" });
+    evidence.push({
+      label: "Last exit",
+      value: `main process ${exitPhraseOf(exit, u.execMainStatus)} at ${formatTimestamp(u.execMainExitUsec / 1000)}`,
+      source: "systemd",
+    });
   }
   if (u.unitFileState) evidence.push({ label: "UnitFileState", value: u.unitFileState, source: "systemd" });
   const ranBefore = u.timestamps.activeExitUsec > 0 || u.execMainStartUsec > 0;
@@ -776,7 +792,7 @@ function dependencyFailure(ctx: Ctx): Diagnosis | null {
   const job = [...(ctx.facts.recentJobs ?? [])].reverse().find((j) => j.unit === ctx.name && j.phase === "finished" && j.result === "dependency");
   const lineMs = line ? line.atUsec / 1000 : null;
   const jobMs = job ? job.atMs : null;
-  const atMs = lineMs !== null && jobMs !== null ? Math.max(lineMs, jobMs) : lineMs ?? jobMs;
+  const atMs = lineMs !== null && jobMs !== null ? Math.max(lineMs, jobMs) : (lineMs ?? jobMs);
   if (atMs === null) return null;
   // Only if nothing started since: a later start supersedes the old cancelled job.
   const lastStart = lastTransitionInto(ctx.transitions, (to) => to.activeState === "activating" || to.activeState === "active");
@@ -803,7 +819,14 @@ function dependencyFailure(ctx: Ctx): Diagnosis | null {
   const others = checked.filter((d) => !culprits.some((c) => c.dep === d));
   evidence.push(...culprits.map((c) => ({ label: "Requires", value: dependencyValue(c.dep), source: "systemd" as const })));
   if (others.length > 0) {
-    evidence.push({ label: "Other required units", value: listWithMore(others.map((d) => `${d.name} is ${formatState(d)}`), 6), source: "systemd" });
+    evidence.push({
+      label: "Other required units",
+      value: listWithMore(
+        others.map((d) => `${d.name} is ${formatState(d)}`),
+        6,
+      ),
+      source: "systemd",
+    });
   }
   if (unchecked.length > 0) evidence.push({ label: "Not checked", value: listWithMore(unchecked, 6), source: "gpudeck" });
 
@@ -813,7 +836,10 @@ function dependencyFailure(ctx: Ctx): Diagnosis | null {
     return {
       ...generic,
       severity: "warning",
-      headline: `${notStarted} a unit it requires failed to start (job result "dependency"); the units it requires are up now (${listWithMore(checked.map((d) => d.name), 3)}), so starting it again should work.`,
+      headline: `${notStarted} a unit it requires failed to start (job result "dependency"); the units it requires are up now (${listWithMore(
+        checked.map((d) => d.name),
+        3,
+      )}), so starting it again should work.`,
       nextStep: { text: "Start it again.", action: { kind: "start", unit: ctx.name } },
     };
   }
@@ -821,11 +847,17 @@ function dependencyFailure(ctx: Ctx): Diagnosis | null {
   const headline =
     culprits.length === 1
       ? `${notStarted} ${first.name}, which it requires, ${culprits[0].phrase}; the problem is in that unit, not in this one.`
-      : `${notStarted} units it requires cannot run: ${listWithMore(culprits.map((c) => `${c.dep.name} ${c.phrase}`), 3)}; the problem is in those units, not in this one.`;
+      : `${notStarted} units it requires cannot run: ${listWithMore(
+          culprits.map((c) => `${c.dep.name} ${c.phrase}`),
+          3,
+        )}; the problem is in those units, not in this one.`;
   // Only units in the allow-list get a button: reading a dependency's state never widens what
   // the panel may act on.
   const nextStep: NextStep = first.manageable
-    ? { text: `Open ${first.name}, fix why it ${culprits[0].serious ? "failed" : "is not running"}, then start this one again.`, action: { kind: "open-unit", unit: first.name } }
+    ? {
+        text: `Open ${first.name}, fix why it ${culprits[0].serious ? "failed" : "is not running"}, then start this one again.`,
+        action: { kind: "open-unit", unit: first.name },
+      }
     : {
         text: `Check ${first.name} with \`systemctl status ${first.name}\` and \`journalctl -u ${first.name}\` (it is not among this agent's units), fix it, then start this one again.`,
       };
@@ -909,7 +941,11 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
   const uptime = activeSince === null ? null : Math.max(0, ctx.now - activeSince);
   const evidence: Evidence[] = [stateEvidence(ctx)];
   if (u.mainProcess) {
-    evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`, source: "proc" });
+    evidence.push({
+      label: "Main process",
+      value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`,
+      source: "proc",
+    });
   } else if (u.mainPid > 0) {
     evidence.push({ label: "Main PID", value: String(u.mainPid), source: "systemd" });
   }
@@ -1049,7 +1085,12 @@ function diagnoseStartPhase(ctx: Ctx): Diagnosis {
   let headline: string;
   if (u.subState === "start") {
     const main = u.mainProcess ? `PID ${u.mainProcess.pid}` : u.mainPid > 0 ? `PID ${u.mainPid}` : "the main process";
-    if (u.mainProcess) evidence.push({ label: "Main process", value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`, source: "proc" });
+    if (u.mainProcess)
+      evidence.push({
+        label: "Main process",
+        value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`,
+        source: "proc",
+      });
     headline = `Started${forText}: waiting for ${main} to report ready (Type=notify/forking)${timeoutClause(ctx, deadline, null)}.`;
   } else {
     const control = controlCommand(ctx);
@@ -1080,11 +1121,7 @@ function exitedHoldersPhrase(ctx: Ctx, groups: readonly HolderGroup[]): string {
         ? { killed: mainExitLine.code !== "exited", atMs: mainExitLine.atUsec / 1000 }
         : null;
   const killed =
-    groups.every((g) => g.unit === ctx.name) &&
-    mainExit !== null &&
-    mainExit.killed &&
-    earliest !== null &&
-    Math.abs(mainExit.atMs - earliest) <= 10_000;
+    groups.every((g) => g.unit === ctx.name) && mainExit !== null && mainExit.killed && earliest !== null && Math.abs(mainExit.atMs - earliest) <= 10_000;
   const verb = killed ? "killed" : "exited";
   const when = earliest !== null ? `${verb} ${ago(ctx, earliest)}` : null;
   const units = [...new Set(groups.map((g) => g.unit ?? "no unit"))];
@@ -1120,19 +1157,35 @@ function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinc
     etaMs = (remainingMiB / drain.mibPerSecond) * 1000;
     clause = `draining at ${formatRate(drain.mibPerSecond)}, free in ~${formatDuration(etaMs)}`;
     evidence.push(
-      { label: "Drain rate", value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDuration(drain.spanMs)})`, source: "nvidia-smi" },
+      {
+        label: "Drain rate",
+        value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDuration(drain.spanMs)})`,
+        source: "nvidia-smi",
+      },
       { label: "Free in", value: `~${formatDuration(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
     );
   } else if (tearingDown) {
     // Right after an exit the memory sits at its peak while the process tears down.
     clause = `not draining yet (no drop in the ${formatDuration(ctx.now - sinceMs)} since the exit; teardown can take several seconds)`;
-    evidence.push({ label: "Drain rate", value: `none yet: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)} since the exit`, source: "nvidia-smi" });
+    evidence.push({
+      label: "Drain rate",
+      value: `none yet: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)} since the exit`,
+      source: "nvidia-smi",
+    });
   } else if (drain.status === "flat") {
     clause = `not draining (no drop over the last ${formatDuration(drain.spanMs)}), so it may never be freed`;
-    evidence.push({ label: "Drain rate", value: `none: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)}`, source: "nvidia-smi" });
+    evidence.push({
+      label: "Drain rate",
+      value: `none: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)}`,
+      source: "nvidia-smi",
+    });
   } else if (drain.status === "growing") {
     clause = `growing, not draining`;
-    evidence.push({ label: "Drain rate", value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDuration(drain.spanMs)}`, source: "nvidia-smi" });
+    evidence.push({
+      label: "Drain rate",
+      value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDuration(drain.spanMs)}`,
+      source: "nvidia-smi",
+    });
   } else {
     clause = "drain rate not known yet";
     evidence.push({ label: "Drain rate", value: `unknown: ${plural(drain.points, "usable sample")} since the exit`, source: "nvidia-smi" });
@@ -1153,7 +1206,11 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     ...[...c.otherUnits, ...c.leftover, ...c.outside, ...c.exited].slice(0, 8).map((g) => holderEvidence(ctx, g)),
   ];
   if (c.unattributed.mib > 0) {
-    evidence.push({ label: "Not attributed", value: `${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`, source: "nvidia-smi" });
+    evidence.push({
+      label: "Not attributed",
+      value: `${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`,
+      source: "nvidia-smi",
+    });
   }
   // Memory that frees by itself (exited + unattributed on those GPUs) drains together.
   // Measured over every GPU those processes held memory on, not only the ones still held: with
@@ -1164,15 +1221,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
       (g) => c.gpus.some((u) => u.uuid === g.uuid) && !exitedGpus.some((e) => e.uuid === g.uuid),
     ),
   ];
-  const exitedView =
-    c.exited.length > 0
-      ? drainView(
-          ctx,
-          drainGpus,
-          exitedMiB + unattributedOn(c, exitedGpus),
-          exitSince,
-        )
-      : null;
+  const exitedView = c.exited.length > 0 ? drainView(ctx, drainGpus, exitedMiB + unattributedOn(c, exitedGpus), exitSince) : null;
   if (exitedView) evidence.push(...exitedView.evidence);
 
   // Memory of exited processes that outweighs what live holders keep is the thing being
@@ -1180,15 +1229,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
   // notebook) and are not what the ExecStartPre's threshold trips on.
   const liveHeldMiB = sumMiB(c.otherUnits) + sumMiB(c.leftover) + sumMiB(c.outside);
   const exitedDominates = exitedView !== null && exitedMiB >= liveHeldMiB;
-  const blockers = exitedDominates
-    ? null
-    : c.otherUnits.length > 0
-      ? "unit"
-      : c.leftover.length > 0
-        ? "leftover"
-        : c.outside.length > 0
-          ? "outside"
-          : null;
+  const blockers = exitedDominates ? null : c.otherUnits.length > 0 ? "unit" : c.leftover.length > 0 ? "leftover" : c.outside.length > 0 ? "outside" : null;
   const timeoutEta = left !== null && left >= 0 ? left : undefined;
   const alsoExited = exitedView ? `; another ${formatMiB(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
 
@@ -1197,9 +1238,10 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     for (const g of c.otherUnits) byUnit.set(g.unit ?? "?", [...(byUnit.get(g.unit ?? "?") ?? []), g]);
     const units = [...byUnit.entries()].sort((a, b) => sumMiB(b[1]) - sumMiB(a[1]));
     const first = units[0];
-    const held = units.length === 1
-      ? `${formatMiB(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
-      : `${formatMiB(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiB(sumMiB(gs))})`).join(" and ")}`;
+    const held =
+      units.length === 1
+        ? `${formatMiB(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
+        : `${formatMiB(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiB(sumMiB(gs))})`).join(" and ")}`;
     return {
       severity: "critical",
       code: "waiting-gpu-unit",
@@ -1220,7 +1262,9 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
       code: "waiting-gpu-leftover",
       headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(mib)} on ${formatGpus(allGpus(c.leftover))} is held by ${plural(pids.length, "process", "processes")} (PID ${pidList(pids)}) still running in this unit from an earlier run, so it waits for itself${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
       evidence,
-      nextStep: { text: `Kill the left-over process${pids.length > 1 ? "es" : ""} (kill -9 ${pids.join(" ")}); KillMode=process or none lets workers outlive a stop.` },
+      nextStep: {
+        text: `Kill the left-over process${pids.length > 1 ? "es" : ""} (kill -9 ${pids.join(" ")}); KillMode=process or none lets workers outlive a stop.`,
+      },
       etaMs: timeoutEta,
     };
   }
@@ -1233,7 +1277,9 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
       code: "waiting-gpu-outside",
       headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(sumMiB(c.outside))} on ${formatGpus(allGpus(c.outside))} is held by PID ${g.pid} outside any systemd unit (${quote(cmd)})${more}, which will not be freed until it exits${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
       evidence,
-      nextStep: { text: `Stop PID ${c.outside.map((o) => o.pid).join(", ")} from a shell if ${c.outside.length > 1 ? "they" : "it"} should not hold the GPU; the start then continues.` },
+      nextStep: {
+        text: `Stop PID ${c.outside.map((o) => o.pid).join(", ")} from a shell if ${c.outside.length > 1 ? "they" : "it"} should not hold the GPU; the start then continues.`,
+      },
       etaMs: timeoutEta,
     };
   }
@@ -1249,8 +1295,10 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     const amount = formatMiB(exitedMiB + unattributed);
     let next: NextStep;
     if (makesIt) next = { text: `Nothing to do: the start should continue in about ${formatDuration(eta ?? 0)}, once the memory is free.` };
-    else if (notFreeing) next = { text: "The memory is not being released: look for an orphaned or stuck (D-state) worker with `fuser -v /dev/nvidia*` and kill it." };
-    else if (eta !== null && left !== null && !passed) next = { text: "The start will likely time out first: raise TimeoutStartSec= or wait for the memory to drain, then start again." };
+    else if (notFreeing)
+      next = { text: "The memory is not being released: look for an orphaned or stuck (D-state) worker with `fuser -v /dev/nvidia*` and kill it." };
+    else if (eta !== null && left !== null && !passed)
+      next = { text: "The start will likely time out first: raise TimeoutStartSec= or wait for the memory to drain, then start again." };
     else next = { text: "Watch the drain; if it does not progress, look for an orphaned worker with `fuser -v /dev/nvidia*`." };
     return {
       severity,
@@ -1360,7 +1408,8 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   const cmd = control.argv ? `: ${quote(formatCmdline(control.argv, 120))}` : "";
   const label = u.subState === "stop" ? "ExecStop" : u.subState === "stop-post" ? "ExecStopPost" : formatState(u);
   const slow = inState !== null && inState >= STOP_STUCK_AFTER_MS;
-  const nextSignal = left === null ? "" : left >= 0 ? `; systemd moves on (SIGTERM) in ${formatDuration(left)}` : `; its timeout passed ${formatDuration(left)} ago`;
+  const nextSignal =
+    left === null ? "" : left >= 0 ? `; systemd moves on (SIGTERM) in ${formatDuration(left)}` : `; its timeout passed ${formatDuration(left)} ago`;
   return {
     severity: slow ? "warning" : "info",
     code: "stopping",

@@ -114,9 +114,7 @@ const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** argv as a shell would show it, single-quoting what needs it, cut to maxChars with "…". */
 export function formatCmdline(argv: readonly string[], maxChars = 160): string {
-  const text = argv
-    .map((arg) => (arg !== "" && SHELL_SAFE.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))
-    .join(" ");
+  const text = argv.map((arg) => (arg !== "" && SHELL_SAFE.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ");
   return truncate(text, maxChars);
 }
 
@@ -210,7 +208,10 @@ export function formatExit(code: number, status: number): string | null {
 
 /** "2025-05-01 03:12:09 UTC" */
 export function formatTimestamp(ms: number): string {
-  return `${new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "")} UTC`;
+  return `${new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "")} UTC`;
 }
 
 /** "03:12:09" (UTC), for log lines. */
@@ -220,9 +221,7 @@ export function formatClock(ms: number): string {
 
 /** "activating (start-pre)" */
 export function formatState(pair: { activeState: string; subState: string }): string {
-  return pair.subState && pair.subState !== pair.activeState
-    ? `${pair.activeState} (${pair.subState})`
-    : pair.activeState;
+  return pair.subState && pair.subState !== pair.activeState ? `${pair.activeState} (${pair.subState})` : pair.activeState;
 }
 
 /** "1 restart", "3 restarts" */

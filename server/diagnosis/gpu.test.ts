@@ -10,30 +10,59 @@ const jitter = (s: number) => Math.round(Math.sin(s * 2.3) * 300 + Math.cos(s * 
 
 describe("estimateDrain", () => {
   it("recovers a steady drain exactly", () => {
-    const d = estimateDrain(on0((s) => 100 * GIB - (20 - s) * 3000), uuids0, null, NOW);
+    const d = estimateDrain(
+      on0((s) => 100 * GIB - (20 - s) * 3000),
+      uuids0,
+      null,
+      NOW,
+    );
     expect(d.status).toBe("draining");
     expect(d.mibPerSecond).toBeCloseTo(3000, 6);
     expect(d.points).toBe(21);
   });
 
   it("a drain with jitter is still a drain at about the right rate", () => {
-    const d = estimateDrain(on0((s) => 100 * GIB - (20 - s) * 3000 + jitter(s)), uuids0, null, NOW);
+    const d = estimateDrain(
+      on0((s) => 100 * GIB - (20 - s) * 3000 + jitter(s)),
+      uuids0,
+      null,
+      NOW,
+    );
     expect(d.status).toBe("draining");
     expect(d.mibPerSecond).toBeGreaterThan(2800);
     expect(d.mibPerSecond).toBeLessThan(3200);
   });
 
   it("flat memory with jitter is not a drain", () => {
-    const d = estimateDrain(on0((s) => 100 * GIB + jitter(s)), uuids0, null, NOW);
+    const d = estimateDrain(
+      on0((s) => 100 * GIB + jitter(s)),
+      uuids0,
+      null,
+      NOW,
+    );
     expect(d.status).toBe("flat");
   });
 
   it("exactly flat memory is flat", () => {
-    expect(estimateDrain(on0(() => 100 * GIB), uuids0, null, NOW).status).toBe("flat");
+    expect(
+      estimateDrain(
+        on0(() => 100 * GIB),
+        uuids0,
+        null,
+        NOW,
+      ).status,
+    ).toBe("flat");
   });
 
   it("growing memory is 'growing'", () => {
-    expect(estimateDrain(on0((s) => 10 * GIB + (20 - s) * 500), uuids0, null, NOW).status).toBe("growing");
+    expect(
+      estimateDrain(
+        on0((s) => 10 * GIB + (20 - s) * 500),
+        uuids0,
+        null,
+        NOW,
+      ).status,
+    ).toBe("growing");
   });
 
   it("only uses samples after the exit and within the window", () => {
@@ -103,7 +132,10 @@ describe("gpusUsedByUnit", () => {
 });
 
 describe("gpusSelectedByNvidiaSmi", () => {
-  const eight = sample(NOW, Array.from({ length: 8 }, (_, i) => gpu(i)));
+  const eight = sample(
+    NOW,
+    Array.from({ length: 8 }, (_, i) => gpu(i)),
+  );
 
   it("reads -i / --id from inline polls and nvidia-smi command lines", () => {
     const inline = `/bin/sh -c while [ "$(nvidia-smi -i 5 --query-gpu=memory.used --format=csv,noheader,nounits)" -gt 1000 ]; do sleep 1; done`;

@@ -137,7 +137,9 @@ export function analyseContention(
         : {
             ...g,
             holders: g.holders.map((h) =>
-              h.kind === "unit" && h.unit === unitName && !unitPids.has(h.pid) ? { ...h, kind: "exited" as const, state: "gone" as const, exitedAtMs: sample.atMs } : h,
+              h.kind === "unit" && h.unit === unitName && !unitPids.has(h.pid)
+                ? { ...h, kind: "exited" as const, state: "gone" as const, exitedAtMs: sample.atMs }
+                : h,
             ),
           },
     );
@@ -291,12 +293,7 @@ export const DRAIN_MIN_T_STAT = 3;
  * within DRAIN_WINDOW_MS of now. A plateau before the drain began (the dying process tearing
  * down) is cut off: the fit starts at the last sample still at the peak.
  */
-export function estimateDrain(
-  samples: readonly GpuSample[],
-  uuids: readonly string[],
-  sinceMs: number | null,
-  nowMs: number,
-): DrainEstimate {
+export function estimateDrain(samples: readonly GpuSample[], uuids: readonly string[], sinceMs: number | null, nowMs: number): DrainEstimate {
   const from = Math.max(sinceMs ?? -Infinity, nowMs - DRAIN_WINDOW_MS);
   const byTime = new Map<number, number>();
   for (const sample of samples) {
@@ -318,7 +315,6 @@ export function estimateDrain(
   const fit = fitLine(used);
   const mibPerSecond = -fit.slope * 1000;
   const significant = fit.se === 0 || Math.abs(fit.slope) / fit.se >= DRAIN_MIN_T_STAT;
-  const status =
-    !significant || Math.abs(mibPerSecond) < DRAIN_MIN_RATE_MIB_S ? "flat" : mibPerSecond > 0 ? "draining" : "growing";
+  const status = !significant || Math.abs(mibPerSecond) < DRAIN_MIN_RATE_MIB_S ? "flat" : mibPerSecond > 0 ? "draining" : "growing";
   return { status, mibPerSecond, points: used.length, spanMs: span(used) };
 }

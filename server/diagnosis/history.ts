@@ -84,10 +84,7 @@ export function autoRestarts(transitions: readonly UnitTransition[]): UnitTransi
 }
 
 /** The newest transition into the given state pair. */
-export function lastTransitionInto(
-  transitions: readonly UnitTransition[],
-  predicate: (to: UnitStatePair) => boolean,
-): UnitTransition | null {
+export function lastTransitionInto(transitions: readonly UnitTransition[], predicate: (to: UnitStatePair) => boolean): UnitTransition | null {
   for (let i = transitions.length - 1; i >= 0; i--) if (predicate(transitions[i].to)) return transitions[i];
   return null;
 }
@@ -143,11 +140,7 @@ export function isManagerMessage(entry: JournalEntry): boolean {
 }
 
 /** The service's own last lines (not systemd's), newest last; falls back to any lines. */
-export function lastOutputLines(
-  journal: readonly JournalEntry[],
-  count: number,
-  untilUsec: number | null = null,
-): JournalEntry[] {
+export function lastOutputLines(journal: readonly JournalEntry[], count: number, untilUsec: number | null = null): JournalEntry[] {
   const eligible = journal.filter((e) => untilUsec === null || e.atUsec <= untilUsec);
   const output = eligible.filter((e) => !isManagerMessage(e) && e.message.trim() !== "");
   return (output.length > 0 ? output : eligible).slice(-count);

@@ -188,7 +188,11 @@ export function handleAuditCsvRequest(req: Request, panel: Panel, now = Date.now
     before = page[page.length - 1]!.id;
   }
   panel.auth.audit.recordAudit({ ...base, outcome: "ok", detail: `${rows.length} rows; filters ${JSON.stringify(filters)}` });
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z").replace("T", "-");
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")
+    .replace("T", "-");
   return new Response(auditToCsv(rows, { bom: true }), {
     status: 200,
     headers: {

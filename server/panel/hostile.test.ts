@@ -75,8 +75,10 @@ interface HostileCase {
 }
 
 const as = (user: string) => cookie[user]!;
-const restart = (user: string | null, input: unknown, extra: RequestOptions = {}) => () =>
-  panelRequest("units.restart", { input, cookie: user ? as(user) : null, ...extra });
+const restart =
+  (user: string | null, input: unknown, extra: RequestOptions = {}) =>
+  () =>
+    panelRequest("units.restart", { input, cookie: user ? as(user) : null, ...extra });
 
 const NAME_CASES: [string, unknown, RegExp][] = [
   ["--help", "--help", /must not start with '-'/],
@@ -134,7 +136,13 @@ const CASES: HostileCase[] = [
     auditAction: "stop",
   },
   { name: "extra input key", request: restart("ada", { name: KIMI, shell: "reboot" }), status: 400, message: /unrecognized key|shell/i, auditUser: "ada" },
-  { name: "reason over 500 characters", request: restart("ada", { name: KIMI, reason: "x".repeat(600) }), status: 400, message: /reason is longer than 500/, auditUser: "ada" },
+  {
+    name: "reason over 500 characters",
+    request: restart("ada", { name: KIMI, reason: "x".repeat(600) }),
+    status: 400,
+    message: /reason is longer than 500/,
+    auditUser: "ada",
+  },
   { name: "reason not a string", request: restart("ada", { name: KIMI, reason: { $ne: 1 } }), status: 400, message: /reason/, auditUser: "ada" },
   { name: "confirmed not a boolean", request: restart("ada", { name: KIMI, confirmed: "yes" }), status: 400, message: /confirmed/, auditUser: "ada" },
 
@@ -292,16 +300,21 @@ const CASES: HostileCase[] = [
   },
 
   // --- roles and unit patterns --------------------------------------------------------------
-  ...(["start", "stop", "restart", "resetFailed", "kill"] as const).map(
-    (proc): HostileCase => ({
-      name: `viewer calls units.${proc}`,
-      request: () => panelRequest(`units.${proc}`, { input: { name: EMBED }, cookie: as("vera") }),
-      status: 403,
-      message: /viewers cannot change units/,
-      auditUser: "vera",
-    }),
-  ),
-  { name: "operator restarts a unit outside their patterns", request: restart("otto", { name: KIMI }), status: 403, message: /not in your units \(vllm-embed-\*\)/, auditUser: "otto", auditAction: "restart" },
+  ...(["start", "stop", "restart", "resetFailed", "kill"] as const).map((proc): HostileCase => ({
+    name: `viewer calls units.${proc}`,
+    request: () => panelRequest(`units.${proc}`, { input: { name: EMBED }, cookie: as("vera") }),
+    status: 403,
+    message: /viewers cannot change units/,
+    auditUser: "vera",
+  })),
+  {
+    name: "operator restarts a unit outside their patterns",
+    request: restart("otto", { name: KIMI }),
+    status: 403,
+    message: /not in your units \(vllm-embed-\*\)/,
+    auditUser: "otto",
+    auditAction: "restart",
+  },
   {
     name: "operator stops a unit outside their patterns",
     request: () => panelRequest("units.stop", { input: { name: KIMI }, cookie: as("otto") }),
@@ -378,7 +391,8 @@ const CASES: HostileCase[] = [
   },
   {
     name: "unit pattern that is an option",
-    request: () => panelRequest("users.create", { input: { username: "pat", role: "operator", unitPatterns: ["-H evil"], password: PASSWORD }, cookie: as("ada") }),
+    request: () =>
+      panelRequest("users.create", { input: { username: "pat", role: "operator", unitPatterns: ["-H evil"], password: PASSWORD }, cookie: as("ada") }),
     status: 400,
     message: /must not start with '-'/,
     auditUser: "ada",
@@ -446,8 +460,20 @@ const CASES: HostileCase[] = [
   },
 
   // --- cross-origin and DNS rebinding -------------------------------------------------------
-  { name: "cross-origin POST", request: restart("ada", { name: EMBED }, { headers: { origin: "http://evil.example" } }), status: 403, message: /Cross-origin request refused/, auditUser: "ada" },
-  { name: "Origin: null (sandboxed frame)", request: restart("ada", { name: EMBED }, { headers: { origin: "null" } }), status: 403, message: /Cross-origin/, auditUser: "ada" },
+  {
+    name: "cross-origin POST",
+    request: restart("ada", { name: EMBED }, { headers: { origin: "http://evil.example" } }),
+    status: 403,
+    message: /Cross-origin request refused/,
+    auditUser: "ada",
+  },
+  {
+    name: "Origin: null (sandboxed frame)",
+    request: restart("ada", { name: EMBED }, { headers: { origin: "null" } }),
+    status: 403,
+    message: /Cross-origin/,
+    auditUser: "ada",
+  },
   {
     name: "look-alike origin (our host as a subdomain prefix)",
     request: restart("ada", { name: EMBED }, { headers: { origin: `${ORIGIN}.evil.example` } }),
@@ -471,7 +497,8 @@ const CASES: HostileCase[] = [
   },
   {
     name: "cross-origin SSE (events.watch)",
-    request: () => panelRequest("events.watch", { sse: true, input: {}, cookie: as("ada"), headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" } }),
+    request: () =>
+      panelRequest("events.watch", { sse: true, input: {}, cookie: as("ada"), headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",

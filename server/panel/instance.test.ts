@@ -93,7 +93,9 @@ describe("panel configuration", () => {
 
   it("refuses a proxy header without trusted proxies, a bad role, a bad number", () => {
     expect(() => loadPanelConfig({ GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user" })).toThrow(PanelConfigError);
-    expect(() => loadPanelConfig({ GPUDECK_PROXY_AUTH_HEADER: "x-user", GPUDECK_TRUSTED_PROXIES: "10.0.0.1", GPUDECK_PROXY_DEFAULT_ROLE: "root" })).toThrow(/viewer, operator or admin/);
+    expect(() => loadPanelConfig({ GPUDECK_PROXY_AUTH_HEADER: "x-user", GPUDECK_TRUSTED_PROXIES: "10.0.0.1", GPUDECK_PROXY_DEFAULT_ROLE: "root" })).toThrow(
+      /viewer, operator or admin/,
+    );
     expect(() => loadPanelConfig({ GPUDECK_AUDIT_RETENTION_DAYS: "-1" })).toThrow(/positive number/);
     expect(() => loadPanelConfig({ GPUDECK_PUBLIC_URL: "not a url" })).toThrow(/not a URL/);
   });

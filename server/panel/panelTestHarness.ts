@@ -54,10 +54,7 @@ export interface TestPanel {
   close(): void;
 }
 
-export function startTestPanel(
-  agent: { url: string; token: string },
-  options: { env?: Record<string, string>; panel?: CreatePanelOptions } = {},
-): TestPanel {
+export function startTestPanel(agent: { url: string; token: string }, options: { env?: Record<string, string>; panel?: CreatePanelOptions } = {}): TestPanel {
   trustPeerHeader(true);
   const dataDir = mkdtempSync(path.join(tmpdir(), "gpudeck-panel-"));
   const clock = new TestClock();

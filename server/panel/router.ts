@@ -188,7 +188,7 @@ export function createPanelRouter(deps: PanelRouterDeps) {
             const rawReason = raw && typeof raw === "object" ? raw.reason : undefined;
             recordRefusal(ctx.panelRequest, ctx.actor, {
               action,
-              unit: typeof rawName === "string" ? rawName : rawName === undefined ? null : JSON.stringify(rawName) ?? null,
+              unit: typeof rawName === "string" ? rawName : rawName === undefined ? null : (JSON.stringify(rawName) ?? null),
               reason: typeof rawReason === "string" ? rawReason : null,
               outcome: REFUSAL_CODES.has(result.error.code) ? "refused" : "error",
               detail: errorDetail(result.error),
@@ -271,32 +271,31 @@ export function createPanelRouter(deps: PanelRouterDeps) {
     /** Who am I? Public: null user when signed out, with why and whether first-run setup is pending. */
     me: panelProcedure.query(({ ctx }) => {
       const req = ctx.panelRequest;
-      if (deps.demo) return { user: publicUser({ username: "demo", role: "admin", unitPatterns: [] }, "demo"), demo: true, setupPending: false, signedOutReason: null };
+      if (deps.demo)
+        return { user: publicUser({ username: "demo", role: "admin", unitPatterns: [] }, "demo"), demo: true, setupPending: false, signedOutReason: null };
       if (!ctx.actor || !req.principal) {
         return { user: null, demo: false, setupPending: auth.users.setupPending() || auth.users.countActiveAdmins() === 0, signedOutReason: req.authRefusal };
       }
       return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null };
     }),
 
-    login: panelProcedure
-      .input(z.object({ username: usernameInput, password: passwordInput }).strict())
-      .mutation(async ({ input, ctx }) => {
-        const req = ctx.panelRequest;
-        if (deps.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
-        const result = await auth.login({ ...input, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
-        if (!result.ok) {
-          if (result.reason === "rate-limited") {
-            const seconds = Math.max(1, Math.ceil((result.retryAfterMs ?? 60_000) / 1000));
-            req.resHeaders.set("Retry-After", String(seconds));
-            throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `${result.message[0]!.toUpperCase()}${result.message.slice(1)}.` });
-          }
-          throw new TRPCError({ code: "UNAUTHORIZED", message: "Invalid username or password." });
+    login: panelProcedure.input(z.object({ username: usernameInput, password: passwordInput }).strict()).mutation(async ({ input, ctx }) => {
+      const req = ctx.panelRequest;
+      if (deps.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
+      const result = await auth.login({ ...input, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+      if (!result.ok) {
+        if (result.reason === "rate-limited") {
+          const seconds = Math.max(1, Math.ceil((result.retryAfterMs ?? 60_000) / 1000));
+          req.resHeaders.set("Retry-After", String(seconds));
+          throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `${result.message[0]!.toUpperCase()}${result.message.slice(1)}.` });
         }
-        // A browser signing in again drops its previous session rather than leaving it valid.
-        if (req.sessionId) auth.sessions.endSession(req.sessionId);
-        req.resHeaders.append("Set-Cookie", result.setCookie);
-        return { user: publicUser(result.user, "session") };
-      }),
+        throw new TRPCError({ code: "UNAUTHORIZED", message: "Invalid username or password." });
+      }
+      // A browser signing in again drops its previous session rather than leaving it valid.
+      if (req.sessionId) auth.sessions.endSession(req.sessionId);
+      req.resHeaders.append("Set-Cookie", result.setCookie);
+      return { user: publicUser(result.user, "session") };
+    }),
 
     logout: panelProcedure.mutation(({ ctx }) => {
       const req = ctx.panelRequest;
@@ -307,37 +306,38 @@ export function createPanelRouter(deps: PanelRouterDeps) {
       return { ended };
     }),
 
-    changePassword: requireActor
-      .input(z.object({ currentPassword: passwordInput, newPassword: passwordInput }).strict())
-      .mutation(async ({ input, ctx }) => {
-        const req = ctx.panelRequest;
-        const principal = req.principal;
-        if (deps.demo || !principal || principal.userId === null || !req.sessionId) {
-          throw new TRPCError({ code: "BAD_REQUEST", message: "This identity has no panel password to change (demo mode or reverse-proxy sign-in)." });
-        }
-        // The current password is a credential: guessing it is throttled like sign-in.
-        const attempt = auth.limiter.attempt(principal.username, req.sourceAddr);
-        if (!attempt.allowed) {
-          throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `Too many wrong passwords; try again in ${Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))} min.` });
-        }
-        try {
-          const result = await auth.changeOwnPassword({
-            userId: principal.userId,
-            currentPassword: input.currentPassword,
-            newPassword: input.newPassword,
-            secure: req.secure,
-            sourceAddr: req.sourceAddr,
-            userAgent: req.userAgent,
-          });
-          attempt.succeeded();
-          req.resHeaders.append("Set-Cookie", result.setCookie);
-          deps.streams.changed(); // other browsers' streams end now
-          return { ok: true as const };
-        } catch (err) {
-          if (err instanceof AuthError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message });
-          throw err;
-        }
-      }),
+    changePassword: requireActor.input(z.object({ currentPassword: passwordInput, newPassword: passwordInput }).strict()).mutation(async ({ input, ctx }) => {
+      const req = ctx.panelRequest;
+      const principal = req.principal;
+      if (deps.demo || !principal || principal.userId === null || !req.sessionId) {
+        throw new TRPCError({ code: "BAD_REQUEST", message: "This identity has no panel password to change (demo mode or reverse-proxy sign-in)." });
+      }
+      // The current password is a credential: guessing it is throttled like sign-in.
+      const attempt = auth.limiter.attempt(principal.username, req.sourceAddr);
+      if (!attempt.allowed) {
+        throw new TRPCError({
+          code: "TOO_MANY_REQUESTS",
+          message: `Too many wrong passwords; try again in ${Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))} min.`,
+        });
+      }
+      try {
+        const result = await auth.changeOwnPassword({
+          userId: principal.userId,
+          currentPassword: input.currentPassword,
+          newPassword: input.newPassword,
+          secure: req.secure,
+          sourceAddr: req.sourceAddr,
+          userAgent: req.userAgent,
+        });
+        attempt.succeeded();
+        req.resHeaders.append("Set-Cookie", result.setCookie);
+        deps.streams.changed(); // other browsers' streams end now
+        return { ok: true as const };
+      } catch (err) {
+        if (err instanceof AuthError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message });
+        throw err;
+      }
+    }),
   });
 
   const setup = router({
@@ -353,7 +353,10 @@ export function createPanelRouter(deps: PanelRouterDeps) {
           return { user: publicUser(result.user, "session") };
         } catch (err) {
           if (err instanceof AuthError) {
-            throw new TRPCError({ code: err.code === "invalid-setup-token" || err.code === "admin-exists" ? "FORBIDDEN" : "BAD_REQUEST", message: err.message });
+            throw new TRPCError({
+              code: err.code === "invalid-setup-token" || err.code === "admin-exists" ? "FORBIDDEN" : "BAD_REQUEST",
+              message: err.message,
+            });
           }
           throw err;
         }
@@ -391,18 +394,20 @@ export function createPanelRouter(deps: PanelRouterDeps) {
     journal: viewProcedure
       .input(z.object({ name: unitNameSchema, lines: z.number().int().min(1).max(2000).default(200) }).strict())
       .query(({ input, ctx }) => call(() => agent.units.journal.query(input, ctxFor(ctx.actor)))),
-    followJournal: viewProcedure
-      .input(z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict())
-      .subscription(async function* ({ input, ctx, signal }) {
-        const bound = streamSignal(ctx, signal);
-        try {
-          const stream = bridge<JournalEntry>((h) => agent.units.followJournal.subscribe(input, { ...h, ...ctxFor(ctx.actor) }), bound.signal, deps.agentErrors);
-          for await (const { id, data } of stream) yield tracked(id, data);
-          streamEnded(bound);
-        } finally {
-          bound.dispose();
-        }
-      }),
+    followJournal: viewProcedure.input(z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict()).subscription(async function* ({
+      input,
+      ctx,
+      signal,
+    }) {
+      const bound = streamSignal(ctx, signal);
+      try {
+        const stream = bridge<JournalEntry>((h) => agent.units.followJournal.subscribe(input, { ...h, ...ctxFor(ctx.actor) }), bound.signal, deps.agentErrors);
+        for await (const { id, data } of stream) yield tracked(id, data);
+        streamEnded(bound);
+      } finally {
+        bound.dispose();
+      }
+    }),
   });
 
   const gpus = router({
@@ -413,22 +418,20 @@ export function createPanelRouter(deps: PanelRouterDeps) {
   });
 
   const events = router({
-    watch: viewProcedure
-      .input(z.object({ lastEventId: lastEventIdSchema }).strict().optional())
-      .subscription(async function* ({ input, ctx, signal }) {
-        const bound = streamSignal(ctx, signal);
-        try {
-          const stream = bridge<AgentEvent>(
-            (h) => agent.events.watch.subscribe({ lastEventId: input?.lastEventId ?? null }, { ...h, ...ctxFor(ctx.actor) }),
-            bound.signal,
-            deps.agentErrors,
-          );
-          for await (const { id, data } of stream) yield tracked(id, data);
-          streamEnded(bound);
-        } finally {
-          bound.dispose();
-        }
-      }),
+    watch: viewProcedure.input(z.object({ lastEventId: lastEventIdSchema }).strict().optional()).subscription(async function* ({ input, ctx, signal }) {
+      const bound = streamSignal(ctx, signal);
+      try {
+        const stream = bridge<AgentEvent>(
+          (h) => agent.events.watch.subscribe({ lastEventId: input?.lastEventId ?? null }, { ...h, ...ctxFor(ctx.actor) }),
+          bound.signal,
+          deps.agentErrors,
+        );
+        for await (const { id, data } of stream) yield tracked(id, data);
+        streamEnded(bound);
+      } finally {
+        bound.dispose();
+      }
+    }),
   });
 
   const auditFilter = z

@@ -118,11 +118,14 @@ describe("host check and sign-in redirect", () => {
     expect(String(r.headers["set-cookie"])).toMatch(/gpudeck_session=; Max-Age=0/);
   });
 
-  it.each(["/login", "/login?next=%2Fgpus", "/setup", "/_next/static/chunks/app.js", "/api/trpc/session.me", "/favicon.ico"])("%s is served without a session", async (path) => {
-    const r = await request(port, path);
-    expect(r.status).toBe(200);
-    expect(JSON.parse(r.body).url).toBe(path);
-  });
+  it.each(["/login", "/login?next=%2Fgpus", "/setup", "/_next/static/chunks/app.js", "/api/trpc/session.me", "/favicon.ico"])(
+    "%s is served without a session",
+    async (path) => {
+      const r = await request(port, path);
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.body).url).toBe(path);
+    },
+  );
 
   it("with a session, pages are served", async () => {
     const c = await login(tp.panel, "vera");

@@ -156,7 +156,10 @@ describe("password change", () => {
 
   it("a wrong current password is refused clearly and leaves the session alone", async () => {
     const c = await login(panel, "vera");
-    const r = await call(panel, "session.changePassword", { input: { currentPassword: "wrong wrong wrong", newPassword: "another new passphrase" }, cookie: c });
+    const r = await call(panel, "session.changePassword", {
+      input: { currentPassword: "wrong wrong wrong", newPassword: "another new passphrase" },
+      cookie: c,
+    });
     expect(r.status).toBe(400);
     expect(r.json?.error?.message).toMatch(/current password/i);
     expect((await me(c)).me.user?.name).toBe("vera");
@@ -190,7 +193,10 @@ describe("login rate limits through session.login", () => {
     expect(limited.status).toBe(429);
     expect(limited.json?.error?.message).toMatch(/^Too many failed sign-ins for this account; try again in \d+ min\.$/);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(60);
-    expect(panel.auth.audit.queryAudit({ action: "login", user: "ada", limit: 1 })[0]).toMatchObject({ outcome: "refused", reason: "rate limited (user+address)" });
+    expect(panel.auth.audit.queryAudit({ action: "login", user: "ada", limit: 1 })[0]).toMatchObject({
+      outcome: "refused",
+      reason: "rate limited (user+address)",
+    });
     // another address is not punished for it
     const elsewhere = await call(panel, "session.login", { input: { username: "ada", password: PASSWORD }, headers: { "x-gpudeck-peer": "10.1.1.2" } });
     expect(elsewhere.status).toBe(200);

@@ -67,9 +67,20 @@ describe("an admin manages users", () => {
 
   it("creates a user who can then sign in; the audit row says what was created, never the password", async () => {
     const mark = lastAuditId();
-    const r = await mutate("create", { username: "bob", role: "operator", unitPatterns: [" vllm-team-a-* ", "", "vllm-team-a-*", "vllm-x.service"], password: NEW_PASSWORD });
+    const r = await mutate("create", {
+      username: "bob",
+      role: "operator",
+      unitPatterns: [" vllm-team-a-* ", "", "vllm-team-a-*", "vllm-x.service"],
+      password: NEW_PASSWORD,
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.json?.result?.data).toMatchObject({ name: "bob", role: "operator", unitPatterns: ["vllm-team-a-*", "vllm-x.service"], disabled: false, lastSignInAt: null });
+    expect(r.json?.result?.data).toMatchObject({
+      name: "bob",
+      role: "operator",
+      unitPatterns: ["vllm-team-a-*", "vllm-x.service"],
+      disabled: false,
+      lastSignInAt: null,
+    });
     const rows = auditSince(mark);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
@@ -91,7 +102,9 @@ describe("an admin manages users", () => {
     const r = await mutate("create", { username: "BOB", role: "viewer", unitPatterns: [], password: "carol-passphrase-xyz" });
     expect(r.status).toBe(409);
     expect(messageOf(r)).toBe("A user named 'BOB' already exists.");
-    expect(auditSince(mark)).toEqual([expect.objectContaining({ user: "ada", action: "user.add", outcome: "refused", detail: "user=BOB: A user named 'BOB' already exists." })]);
+    expect(auditSince(mark)).toEqual([
+      expect.objectContaining({ user: "ada", action: "user.add", outcome: "refused", detail: "user=BOB: A user named 'BOB' already exists." }),
+    ]);
   });
 
   it("updates role and unit patterns; the change applies to the user's next request and is audited", async () => {
@@ -101,7 +114,11 @@ describe("an admin manages users", () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json?.result?.data).toMatchObject({ name: "bob", role: "viewer", unitPatterns: ["vllm-team-b-*"] });
     expect(await meOf(c)).toMatchObject({ name: "bob", role: "viewer" });
-    expect(auditSince(mark)[0]).toMatchObject({ action: "user.update", outcome: "ok", detail: "user=bob role operator→viewer units vllm-team-a-*,vllm-x.service→vllm-team-b-*" });
+    expect(auditSince(mark)[0]).toMatchObject({
+      action: "user.update",
+      outcome: "ok",
+      detail: "user=bob role operator→viewer units vllm-team-a-*,vllm-x.service→vllm-team-b-*",
+    });
     const back = await mutate("update", { username: "bob", role: "operator" });
     expect(back.status, back.text).toBe(200);
     expect(back.json?.result?.data).toMatchObject({ role: "operator", unitPatterns: ["vllm-team-b-*"] });
@@ -117,7 +134,10 @@ describe("an admin manages users", () => {
     const unknown = await mutate("update", { username: "nobody", role: "viewer" });
     expect(unknown.status).toBe(404);
     expect(messageOf(unknown)).toBe("There is no user named 'nobody'.");
-    expect(panel.auth.audit.queryAudit({ action: "user.update", limit: 1 })[0]).toMatchObject({ outcome: "refused", detail: "user=nobody: There is no user named 'nobody'." });
+    expect(panel.auth.audit.queryAudit({ action: "user.update", limit: 1 })[0]).toMatchObject({
+      outcome: "refused",
+      detail: "user=nobody: There is no user named 'nobody'.",
+    });
   });
 
   it("disabling ends the user's sessions and open streams at once; enabling lets them sign in again", async () => {
@@ -240,7 +260,14 @@ describe("who may manage users", () => {
       expect(r.json?.error?.data?.code).toBe("FORBIDDEN");
       expect(messageOf(r)).toBe("Not allowed: only admins can manage users.");
       expect(auditSince(mark)).toEqual([
-        expect.objectContaining({ user: who, action, outcome: "refused", unit: null, sourceAddr: "10.20.30.40", detail: expect.stringMatching(/only admins can manage users/) }),
+        expect.objectContaining({
+          user: who,
+          action,
+          outcome: "refused",
+          unit: null,
+          sourceAddr: "10.20.30.40",
+          detail: expect.stringMatching(/only admins can manage users/),
+        }),
       ]);
     });
 

@@ -115,10 +115,7 @@ const updateInput = z
 
 const setDisabledInput = z.object({ username: usernameSchema, disabled: z.boolean({ error: "disabled must be true or false" }) }).strict();
 
-const resetPasswordInput = z
-  .object({ username: usernameSchema, password: passwordSchema })
-  .strict()
-  .superRefine(checkPassword);
+const resetPasswordInput = z.object({ username: usernameSchema, password: passwordSchema }).strict().superRefine(checkPassword);
 
 const AUTH_ERROR_CODES: Partial<Record<AuthErrorCode, TRPCError["code"]>> = {
   "user-exists": "CONFLICT",
@@ -262,7 +259,14 @@ export function createUsersRouter(deps: UsersRouterDeps) {
         if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
         const decision = can(ctx.actor, "users.manage", null, auth.authorization);
         if (!decision.allowed) {
-          deps.recordRefusal(ctx.panelRequest, ctx.actor, { action: "user.list", unit: null, reason: null, outcome: "refused", detail: decision.reason, host: null });
+          deps.recordRefusal(ctx.panelRequest, ctx.actor, {
+            action: "user.list",
+            unit: null,
+            reason: null,
+            outcome: "refused",
+            detail: decision.reason,
+            host: null,
+          });
           throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
         }
         return next();
@@ -273,7 +277,9 @@ export function createUsersRouter(deps: UsersRouterDeps) {
       .input(createInput)
       .mutation(async ({ input, ctx }) => {
         if (auth.users.getUser(input.username)) throw new TRPCError({ code: "CONFLICT", message: `A user named '${input.username}' already exists.` });
-        const user = await store(() => auth.users.createUser({ username: input.username, password: input.password, role: input.role, unitPatterns: input.unitPatterns }));
+        const user = await store(() =>
+          auth.users.createUser({ username: input.username, password: input.password, role: input.role, unitPatterns: input.unitPatterns }),
+        );
         record(ctx, "user.add", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
         return view(user);
       }),
@@ -288,7 +294,8 @@ export function createUsersRouter(deps: UsersRouterDeps) {
         const after = await store(() => auth.users.updateUser(before.username, { role: input.role, unitPatterns: input.unitPatterns }));
         const changes: string[] = [];
         if (after.role !== before.role) changes.push(`role ${before.role}→${after.role}`);
-        if (unitsText(after.unitPatterns) !== unitsText(before.unitPatterns)) changes.push(`units ${unitsText(before.unitPatterns)}→${unitsText(after.unitPatterns)}`);
+        if (unitsText(after.unitPatterns) !== unitsText(before.unitPatterns))
+          changes.push(`units ${unitsText(before.unitPatterns)}→${unitsText(after.unitPatterns)}`);
         record(ctx, "user.update", `user=${after.username} ${changes.length ? changes.join(" ") : "no change"}`);
         return view(after);
       }),

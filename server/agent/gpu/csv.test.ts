@@ -14,8 +14,7 @@ import {
   GPU_QUERY_FIELDS,
 } from "./csv";
 
-const HEADER =
-  "index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W]";
+const HEADER = "index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W]";
 
 describe("canonicalColumn", () => {
   it("strips unit suffixes and maps aliases", () => {
@@ -55,12 +54,7 @@ describe("parseHeaderLine", () => {
     expect(parseHeaderLine(HEADER, "gpu")).toEqual([...GPU_QUERY_FIELDS]);
     expect(parseHeaderLine("0, GPU-3a1f9e02-4c11-4b8a-9e2d-7f6b1c0a55e1, NVIDIA H100 80GB HBM3, 00000000:1B:00.0, 81559, 0, 0, 31, 69.51", "gpu")).toBeNull();
     expect(parseHeaderLine("No devices were found", "gpu")).toBeNull();
-    expect(parseHeaderLine("gpu_uuid, pid, process_name, used_gpu_memory [MiB]", "app")).toEqual([
-      "gpu_uuid",
-      "pid",
-      "process_name",
-      "used_gpu_memory",
-    ]);
+    expect(parseHeaderLine("gpu_uuid, pid, process_name, used_gpu_memory [MiB]", "app")).toEqual(["gpu_uuid", "pid", "process_name", "used_gpu_memory"]);
     // a header without the key column is not one we can use
     expect(parseHeaderLine("name, memory.total [MiB]", "gpu")).toBeNull();
   });
@@ -79,7 +73,8 @@ describe("parseGpuCsv: GPU models", () => {
       "GPU-28780eb0-24d5-1f13-59b8-ae5c23617a72",
     ];
     const rows = uuids.map(
-      (u, i) => `${i}, ${u}, NVIDIA H200, 00000000:${(0x18 + i * 0x10).toString(16).toUpperCase()}:00.0, 143771, ${i === 7 ? 58071 : 130004}, ${i === 7 ? 0 : 100}, ${40 + i}, ${i === 7 ? "118.20" : "650.31"}`,
+      (u, i) =>
+        `${i}, ${u}, NVIDIA H200, 00000000:${(0x18 + i * 0x10).toString(16).toUpperCase()}:00.0, 143771, ${i === 7 ? 58071 : 130004}, ${i === 7 ? 0 : 100}, ${40 + i}, ${i === 7 ? "118.20" : "650.31"}`,
     );
     const { gpus, strayLines } = parseGpuCsv([HEADER, ...rows].join("\n") + "\n");
     expect(strayLines).toEqual([]);
@@ -152,14 +147,7 @@ describe("parseGpuCsv: GPU models", () => {
   });
 
   it("every kind of placeholder becomes null, never 0", () => {
-    const cells = [
-      "[Not Supported]",
-      "[Unknown Error]",
-      "[Insufficient Permissions]",
-      "[Requested functionality has been deprecated]",
-      "N/A",
-      "",
-    ];
+    const cells = ["[Not Supported]", "[Unknown Error]", "[Insufficient Permissions]", "[Requested functionality has been deprecated]", "N/A", ""];
     const text = `${HEADER}
 0, GPU-00000000-0000-0000-0000-000000000001, NVIDIA H100 PCIe, 00000000:01:00.0, ${cells[0]}, ${cells[1]}, ${cells[2]}, ${cells[3]}, ${cells[4]}
 1, GPU-00000000-0000-0000-0000-000000000002, NVIDIA H100 PCIe, 00000000:02:00.0, 81559, ${cells[5]}, [Function Not Found], [GPU requires reset], [N/A]
@@ -272,9 +260,7 @@ GPU-a44622e3-2296-6285-0a86-84d0f6c67900, 4242, /opt/chrome/chrome --type=gpu-pr
     const text = `timestamp, gpu_name, gpu_uuid, pid, process_name, used_gpu_memory [MiB]
 2025/06/01 12:00:00.000, NVIDIA GB10, GPU-a1b2c3d4-0000-1111-2222-333344445555, 9001, [Not Found], [N/A]
 `;
-    expect(parseComputeAppsCsv(text).apps).toEqual([
-      { gpuUuid: "GPU-a1b2c3d4-0000-1111-2222-333344445555", pid: 9001, processName: "", usedMiB: null },
-    ]);
+    expect(parseComputeAppsCsv(text).apps).toEqual([{ gpuUuid: "GPU-a1b2c3d4-0000-1111-2222-333344445555", pid: 9001, processName: "", usedMiB: null }]);
   });
 
   it("MIG: apps carry the parent GPU's uuid", () => {
@@ -300,9 +286,7 @@ GPU-5f0a0b1c-2d3e-4f50-6172-8394a5b6c7d8, 101, python, 9000
 
 describe("describeNvidiaSmiFailure", () => {
   it("names each known failure", () => {
-    expect(describeNvidiaSmiFailure({ spawnErrorCode: "ENOENT", path: "/opt/nvidia-smi" })).toBe(
-      "nvidia-smi not found (/opt/nvidia-smi): binary missing",
-    );
+    expect(describeNvidiaSmiFailure({ spawnErrorCode: "ENOENT", path: "/opt/nvidia-smi" })).toBe("nvidia-smi not found (/opt/nvidia-smi): binary missing");
     expect(describeNvidiaSmiFailure({ exitCode: 6, output: "No devices were found\n" })).toBe(
       "nvidia-smi: no NVIDIA GPU found (exit code 6): No devices were found",
     );
@@ -318,9 +302,9 @@ describe("describeNvidiaSmiFailure", () => {
     ).toBe(
       "nvidia-smi: driver/library version mismatch (driver updated without reboot?) (exit code 18): Failed to initialize NVML: Driver/library version mismatch",
     );
-    expect(
-      describeNvidiaSmiFailure({ exitCode: 15, output: "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n" }),
-    ).toMatch(/GPU is inaccessible.*exit code 15.*0000:0B:00.0/);
+    expect(describeNvidiaSmiFailure({ exitCode: 15, output: "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n" })).toMatch(
+      /GPU is inaccessible.*exit code 15.*0000:0B:00.0/,
+    );
     expect(describeNvidiaSmiFailure({ exitCode: 15, output: "" })).toBe(
       "nvidia-smi: a GPU has fallen off the bus or has otherwise become inaccessible (exit code 15)",
     );

@@ -165,10 +165,7 @@ export function parseGpuRow(line: string, index: ColumnIndex): GpuReading | null
   const uuid = parseTextCell(cell("uuid"));
   if (!/^(GPU|MIG)-[0-9A-Za-z-]+$/.test(uuid)) return null;
   const indexNumber = parseNumberCell(cell("index"));
-  const power =
-    index.at("power.draw") >= 0
-      ? parseNumberCell(cell("power.draw"))
-      : parseNumberCell(cell("power.draw.instant") ?? cell("power.draw.average"));
+  const power = index.at("power.draw") >= 0 ? parseNumberCell(cell("power.draw")) : parseNumberCell(cell("power.draw.instant") ?? cell("power.draw.average"));
   return {
     uuid,
     index: indexNumber === null ? null : Math.trunc(indexNumber),
@@ -193,9 +190,7 @@ export interface ParsedGpuCsv {
  * `assumedColumns` (the header, when present, always wins).
  */
 export function parseGpuCsv(text: string, assumedColumns?: readonly string[]): ParsedGpuCsv {
-  let index: ColumnIndex | null = assumedColumns
-    ? columnIndex(assumedColumns.map((c) => canonicalColumn(c, "gpu")))
-    : null;
+  let index: ColumnIndex | null = assumedColumns ? columnIndex(assumedColumns.map((c) => canonicalColumn(c, "gpu"))) : null;
   const gpus: GpuReading[] = [];
   const strayLines: string[] = [];
   for (const line of text.split(/\r?\n/)) {
@@ -262,9 +257,7 @@ export interface ParsedComputeApps {
 
 /** A whole --query-compute-apps output (with no processes it is just the header, or nothing). */
 export function parseComputeAppsCsv(text: string, assumedColumns?: readonly string[]): ParsedComputeApps {
-  let index: ColumnIndex | null = assumedColumns
-    ? columnIndex(assumedColumns.map((c) => canonicalColumn(c, "app")))
-    : null;
+  let index: ColumnIndex | null = assumedColumns ? columnIndex(assumedColumns.map((c) => canonicalColumn(c, "app"))) : null;
   const apps: ComputeApp[] = [];
   const strayLines: string[] = [];
   for (const line of text.split(/\r?\n/)) {
@@ -362,8 +355,7 @@ export function describeNvidiaSmiFailure(f: NvidiaSmiFailure): string {
   const parts: string[] = [];
   if (matched) parts.push(matched.explain);
   else if (f.exitCode != null && EXIT_CODE_MEANINGS[f.exitCode]) parts.push(EXIT_CODE_MEANINGS[f.exitCode]);
-  const how =
-    f.signal != null ? `killed by ${f.signal}` : f.exitCode != null ? `exit code ${f.exitCode}` : "exited";
+  const how = f.signal != null ? `killed by ${f.signal}` : f.exitCode != null ? `exit code ${f.exitCode}` : "exited";
   const head = parts.length ? `nvidia-smi: ${parts[0]} (${how})` : `nvidia-smi ${how}`;
   return firstMessage ? `${head}: ${truncate(firstMessage, 300)}` : head;
 }

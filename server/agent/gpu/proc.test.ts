@@ -3,15 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createProcAdapter,
-  parseBootTimeSec,
-  parseCmdline,
-  parseProcStat,
-  procStateFromLetter,
-  unitFromCgroupFile,
-  unitFromCgroupPath,
-} from "./proc";
+import { createProcAdapter, parseBootTimeSec, parseCmdline, parseProcStat, procStateFromLetter, unitFromCgroupFile, unitFromCgroupPath } from "./proc";
 
 describe("parseProcStat", () => {
   it("reads state, ppid and start time", () => {
@@ -75,10 +67,7 @@ describe("unitFromCgroupPath / unitFromCgroupFile", () => {
     ["/user.slice/user-1000.slice/user@1000.service/init.scope", "user@1000.service"],
     ["/user.slice/user-1000.slice/session-3.scope", "session-3.scope"],
     ["/system.slice/docker-0123abcd.scope", "docker-0123abcd.scope"],
-    [
-      "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod12.slice/cri-containerd-abc.scope",
-      "cri-containerd-abc.scope",
-    ],
+    ["/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod12.slice/cri-containerd-abc.scope", "cri-containerd-abc.scope"],
     ["/system.slice/containerd.service/kubepods-burstable-pod1.slice:cri-containerd:abc", "containerd.service"],
     ["/system.slice/system-getty.slice/getty@tty1.service", "getty@tty1.service"],
     ["/system.slice/foo\\x2dbar.service", "foo\\x2dbar.service"],
@@ -175,9 +164,7 @@ describe("createProcAdapter on the real /proc", () => {
     process.kill(stopped.pid!, "SIGSTOP");
     // The parent (exec'ed sleep) never reaps its child: the child becomes a zombie.
     const parent = start("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"]);
-    const zombiePid = await new Promise<number>((resolve) =>
-      parent.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
-    );
+    const zombiePid = await new Promise<number>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
     await new Promise((r) => setTimeout(r, 200));
     const procs = createProcAdapter();
     expect((await procs.inspect(stopped.pid!)).info.state).toBe("stopped");

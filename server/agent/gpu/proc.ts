@@ -53,7 +53,10 @@ export function parseProcStat(text: string): ParsedStat | null {
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
   const pid = Number(text.slice(0, open).trim());
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   // rest[0] is field 3 (state); field N is rest[N - 3].
   if (!Number.isInteger(pid) || rest.length < 20) return null;
   const stateLetter = rest[0];

@@ -1,13 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  FAKE_NVIDIA_SMI_PATH,
-  FakeNvidiaSmiStateFile,
-  NVIDIA_SMI_ERRORS,
-  fakeGpu,
-  type FakeNvidiaSmiState,
-} from "@/e2e/fakes/fakeNvidiaSmi";
+import { FAKE_NVIDIA_SMI_PATH, FakeNvidiaSmiStateFile, NVIDIA_SMI_ERRORS, fakeGpu, type FakeNvidiaSmiState } from "@/e2e/fakes/fakeNvidiaSmi";
 import type { BackendStatus, GpuRawSample, GpuReading } from "../types";
 import { createNvidiaSmiAdapter } from "./index";
 import { NvidiaSmiSampler, RoundAssembler, type NvidiaSmiAdapterOptions } from "./sampler";
@@ -125,9 +119,7 @@ function harness(initial: FakeNvidiaSmiState, opts: Partial<NvidiaSmiAdapterOpti
         const v = probe();
         if (v !== undefined && v !== null && v !== false) return v as never;
         if (Date.now() > deadline) {
-          throw new Error(
-            `timed out waiting for ${what}; statuses: ${JSON.stringify(statuses.map((s) => [s.state, s.message]))}; logs: ${logs.join(" | ")}`,
-          );
+          throw new Error(`timed out waiting for ${what}; statuses: ${JSON.stringify(statuses.map((s) => [s.state, s.message]))}; logs: ${logs.join(" | ")}`);
         }
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -205,7 +197,10 @@ describe("NvidiaSmiSampler with the fake nvidia-smi", () => {
     const adapter = createNvidiaSmiAdapter({ nvidiaSmiPath: FAKE_NVIDIA_SMI_PATH, intervalMs: INTERVAL, env: state.env() });
     cleanups.push(() => adapter.close());
     const samples: GpuRawSample[] = [];
-    adapter.start((s) => samples.push(s), () => {});
+    adapter.start(
+      (s) => samples.push(s),
+      () => {},
+    );
     expect(adapter.status().state).toBe("connecting");
     const deadline = Date.now() + 5000;
     while (samples.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -265,9 +260,7 @@ describe("NvidiaSmiSampler with the fake nvidia-smi", () => {
 
   it("slow NVML start-up: connecting (with why), not killed before the start-up allowance", async () => {
     const h = harness({ gpus: [fakeGpu(0)], allocations: [], queryDelayMs: 1500 }, { startupTimeoutMs: 4000 });
-    await h.waitFor("connecting message", () =>
-      h.statuses.find((s) => s.state === "connecting" && s.message.startsWith("waiting for the first sample")),
-    );
+    await h.waitFor("connecting message", () => h.statuses.find((s) => s.state === "connecting" && s.message.startsWith("waiting for the first sample")));
     await h.waitFor("first sample", () => h.samples.length >= 1, 6000);
     expect(h.startedPids()).toHaveLength(1);
     expect(h.statuses.some((s) => s.state === "stale" || s.state === "error")).toBe(false);

@@ -499,10 +499,13 @@ export class NvidiaSmiSampler implements GpuAdapter {
     // While nvidia-smi is failing anyway (no driver, no binary), poll as slowly as the loop retries.
     const healthy = this.current.state === "ok" || this.current.state === "connecting";
     const period = healthy ? this.intervalMs : Math.max(this.intervalMs, this.backoffDelay());
-    this.appsTimer = setTimeout(() => {
-      this.appsTimer = null;
-      this.pollApps();
-    }, Math.max(0, period - elapsed));
+    this.appsTimer = setTimeout(
+      () => {
+        this.appsTimer = null;
+        this.pollApps();
+      },
+      Math.max(0, period - elapsed),
+    );
   }
 }
 

@@ -223,10 +223,13 @@ export class SimSystemd implements SystemdAdapter {
   }
 
   private after(u: SimUnit, ms: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      u.timers.delete(t);
-      if (!this.closed) fn();
-    }, Math.max(1, ms / this.timing.speed));
+    const t = setTimeout(
+      () => {
+        u.timers.delete(t);
+        if (!this.closed) fn();
+      },
+      Math.max(1, ms / this.timing.speed),
+    );
     u.timers.add(t);
   }
 
@@ -433,9 +436,7 @@ export class SimSystemd implements SystemdAdapter {
       } else {
         const poll = () => {
           if (u.summary.subState !== "start-pre" || !u.control) return;
-          const busy = this.world.gpus
-            .map((g) => ({ g, used: this.world.usedMiB(g.uuid) }))
-            .filter((x) => x.used > pre.maxUsedMiB);
+          const busy = this.world.gpus.map((g) => ({ g, used: this.world.usedMiB(g.uuid) })).filter((x) => x.used > pre.maxUsedMiB);
           if (busy.length === 0) {
             this.world.exit(u.control.pid, 0);
             u.control = null;
@@ -467,7 +468,8 @@ export class SimSystemd implements SystemdAdapter {
     const m = spec.main;
     if (m.kind === "serve") {
       this.after(u, m.loadMs, () => {
-        if (u.summary.subState === "running") this.log(u, "INFO: Application startup complete. Uvicorn running on http://0.0.0.0:" + spec.execStart.at(-1), 6, u.main?.pid ?? null);
+        if (u.summary.subState === "running")
+          this.log(u, "INFO: Application startup complete. Uvicorn running on http://0.0.0.0:" + spec.execStart.at(-1), 6, u.main?.pid ?? null);
       });
     } else {
       const pid = u.main!.pid;

@@ -4,9 +4,7 @@
  */
 import type { SimWorld } from "./world";
 
-export type PreBehavior =
-  | { kind: "wait-gpu-free"; maxUsedMiB: number; pollMs: number }
-  | { kind: "fail"; afterMs: number; exitCode: number; message: string };
+export type PreBehavior = { kind: "wait-gpu-free"; maxUsedMiB: number; pollMs: number } | { kind: "fail"; afterMs: number; exitCode: number; message: string };
 
 export type MainBehavior =
   | {
@@ -56,17 +54,7 @@ export function demoUnits(world: SimWorld): SimUnitSpec[] {
       description: "vLLM: Kimi K2.5 (TP=8)",
       fragmentPath: "/etc/systemd/system/vllm-kimi-k25.service",
       execStartPre: [["/bin/bash", "-c", WAIT_FOR_GPU_SCRIPT]],
-      execStart: [
-        "/opt/vllm/bin/vllm",
-        "serve",
-        "/models/kimi-k2.5",
-        "--tensor-parallel-size",
-        "8",
-        "--gpu-memory-utilization",
-        "0.53",
-        "--port",
-        "8000",
-      ],
+      execStart: ["/opt/vllm/bin/vllm", "serve", "/models/kimi-k2.5", "--tensor-parallel-size", "8", "--gpu-memory-utilization", "0.53", "--port", "8000"],
       execStopPost: [],
       restart: "no",
       restartMs: 10_000,

@@ -386,7 +386,14 @@ export class DbusSystemdAdapter implements SystemdAdapter {
   private async nameOwner(conn: BusConnection): Promise<string | null> {
     try {
       const [owner] = await conn.call(
-        { destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner", signature: "s", body: [SD] },
+        {
+          destination: "org.freedesktop.DBus",
+          path: "/org/freedesktop/DBus",
+          interface: "org.freedesktop.DBus",
+          member: "GetNameOwner",
+          signature: "s",
+          body: [SD],
+        },
         this.callTimeoutMs,
       );
       return str(owner) || null;
@@ -710,9 +717,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
    */
   private async jobInfo(conn: BusConnection, id: number, path: string, unitSubState?: string): Promise<{ type: string; running: boolean }> {
     try {
-      const props = unwrapProps(
-        (await this.sd(conn, { path, interface: PROPS_IFACE, member: "GetAll", signature: "s", body: [JOB_IFACE] }))[0],
-      );
+      const props = unwrapProps((await this.sd(conn, { path, interface: PROPS_IFACE, member: "GetAll", signature: "s", body: [JOB_IFACE] }))[0]);
       const type = str(props.JobType) || this.jobTypes.get(id) || "unknown";
       this.rememberJobType(id, type);
       return { type, running: props.State === "running" };

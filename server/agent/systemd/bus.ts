@@ -158,10 +158,7 @@ export class BusConnection {
     let abort: ((err: Error) => void) | undefined;
     const failure = new Promise<never>((_, reject) => {
       abort = reject;
-      timer = setTimeout(
-        () => reject(new BusError(`${req.interface}.${req.member} got no reply within ${timeoutMs} ms`, "gpudeck.Timeout")),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new BusError(`${req.interface}.${req.member} got no reply within ${timeoutMs} ms`, "gpudeck.Timeout")), timeoutMs);
     });
     this.pending.add(abort!);
     try {

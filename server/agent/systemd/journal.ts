@@ -135,9 +135,7 @@ export function readJournal(q: JournalQuery & { timeoutMs?: number }): Promise<J
  * Live tail of a unit's journal until `signal` aborts. Back-pressure: when the consumer falls
  * `maxQueued` entries behind, journalctl's output is paused (it then blocks on its pipe).
  */
-export async function* followJournal(
-  q: Omit<JournalQuery, "follow"> & { signal: AbortSignal; maxQueued?: number },
-): AsyncGenerator<JournalEntry> {
+export async function* followJournal(q: Omit<JournalQuery, "follow"> & { signal: AbortSignal; maxQueued?: number }): AsyncGenerator<JournalEntry> {
   if (q.signal.aborted) return;
   const maxQueued = q.maxQueued ?? 1000;
   const child = spawn(q.journalctl ?? "journalctl", journalctlArgs({ ...q, lines: clampLines(q.lines), follow: true }), {
@@ -228,7 +226,12 @@ export async function findJobResult(q: JournalSource & { unit: string; jobId: nu
     });
     child.once("close", () => {
       clearTimeout(timer);
-      resolve(out.split("\n").map((l) => parseJournalLine(l, q.unit)).filter((e): e is JournalEntry => e !== null));
+      resolve(
+        out
+          .split("\n")
+          .map((l) => parseJournalLine(l, q.unit))
+          .filter((e): e is JournalEntry => e !== null),
+      );
     });
   });
   return entries.reverse().find((e) => e.jobResult)?.jobResult ?? null;

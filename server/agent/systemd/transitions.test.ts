@@ -99,7 +99,16 @@ describe("Restart= cycles", () => {
     const restartJob = { id: 62, type: "restart" };
     const ts = replay([
       snap({ ...onFailure, activeState: "active", subState: "running", mainPid: 313, nRestarts: 2 }),
-      snap({ ...onFailure, activeState: "failed", subState: "failed", result: "exit-code", execMainCode: 1, execMainStatus: 1, nRestarts: 2, stateChangeUsec: T0 + 1 }),
+      snap({
+        ...onFailure,
+        activeState: "failed",
+        subState: "failed",
+        result: "exit-code",
+        execMainCode: 1,
+        execMainStatus: 1,
+        nRestarts: 2,
+        stateChangeUsec: T0 + 1,
+      }),
       snap({ ...onFailure, activeState: "activating", subState: "auto-restart", result: "exit-code", nRestarts: 2, stateChangeUsec: T0 + 2 }),
       snap({ ...onFailure, activeState: "activating", subState: "auto-restart", result: "exit-code", nRestarts: 3, job: restartJob, stateChangeUsec: T0 + 2 }),
       snap({ ...onFailure, activeState: "inactive", subState: "dead", result: "exit-code", nRestarts: 3, job: restartJob, stateChangeUsec: T0 + 3 }),
@@ -145,7 +154,9 @@ describe("Restart= cycles", () => {
     expect(predictsAutoRestart(snap({ ...base, restart: "on-failure", restartPreventExitStatus: { statuses: [3], signals: [] } }))).toBe(false);
     expect(predictsAutoRestart(snap({ ...base, restart: "no", restartForceExitStatus: { statuses: [3], signals: [] } }))).toBe(true);
     expect(
-      predictsAutoRestart(snap({ ...base, execMainCode: 2, execMainStatus: 9, result: "signal", restart: "always", restartPreventExitStatus: { statuses: [], signals: [9] } })),
+      predictsAutoRestart(
+        snap({ ...base, execMainCode: 2, execMainStatus: 9, result: "signal", restart: "always", restartPreventExitStatus: { statuses: [], signals: [9] } }),
+      ),
     ).toBe(false);
     expect(predictsAutoRestart(snap({ ...base, restart: "on-failure", result: "start-limit-hit" }))).toBe(false);
     expect(predictsAutoRestart(snap({ ...base, restart: "" }))).toBe(false);
@@ -166,7 +177,14 @@ describe("reconcileTransitions (after a gap)", () => {
 
   it("reports one missed change exactly, with systemd's timestamp", () => {
     const prev = snap({ activeState: "activating", subState: "start-pre", controlPid: 9, inactiveExitUsec: T0 });
-    const next = snap({ activeState: "active", subState: "running", mainPid: 10, inactiveExitUsec: T0, activeEnterUsec: T0 + 2_000_000, stateChangeUsec: T0 + 2_000_000 });
+    const next = snap({
+      activeState: "active",
+      subState: "running",
+      mainPid: 10,
+      inactiveExitUsec: T0,
+      activeEnterUsec: T0 + 2_000_000,
+      stateChangeUsec: T0 + 2_000_000,
+    });
     const ts = reconcileTransitions(prev, next);
     expect(ts).toHaveLength(1);
     expect(ts[0]).toMatchObject({

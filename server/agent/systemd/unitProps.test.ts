@@ -106,6 +106,12 @@ describe("unit properties", () => {
       result: "success",
     });
     const target = unwrapProps({ LoadState: v("s", "loaded"), ActiveState: v("s", "active"), SubState: v("s", "active") });
-    expect(stateReadingFromProps("sysinit.target", target)).toEqual({ name: "sysinit.target", loadState: "loaded", activeState: "active", subState: "active", result: "" });
+    expect(stateReadingFromProps("sysinit.target", target)).toEqual({
+      name: "sysinit.target",
+      loadState: "loaded",
+      activeState: "active",
+      subState: "active",
+      result: "",
+    });
   });
 });

@@ -78,12 +78,7 @@ export interface ProcessFacts {
   processes: ProcessInfo[];
 }
 
-export function detailFromProps(
-  name: string,
-  p: PlainProps,
-  jobType: (id: number) => string | null,
-  procs: ProcessFacts,
-): UnitDetail {
+export function detailFromProps(name: string, p: PlainProps, jobType: (id: number) => string | null, procs: ProcessFacts): UnitDetail {
   return {
     ...summaryFromProps(name, p, jobType),
     fragmentPath: str(p.FragmentPath),
