@@ -6,7 +6,7 @@
  *
  *   node --import tsx bench/chart-stack.ts
  */
-import type { GpuSample } from "@/server/agent/types";
+import type { GpuSample } from "@/server/contract/types";
 import { incidentDay } from "@/components/gpu-chart/fixtures";
 import { MEMORY_CLASSES, StackCache, stackMemory, unitGpuUuids } from "@/components/gpu-chart/stack";
 

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { incidentDay } from "@/components/gpu-chart/fixtures";
 import { HISTORY_DB_FILE, HistoryStore } from "@/server/agent/historyStore";
 import { compactSample } from "@/server/agent/sampleHistory";
-import type { UnitTransition } from "@/server/agent/types";
+import type { UnitTransition } from "@/server/contract/types";
 
 const UNITS = 8;
 const TRANSITIONS_PER_UNIT = 5_000; // the hub's in-memory cap

@@ -1,5 +1,5 @@
 "use client";
-import { formatDuration } from "@/components/format/format";
+import { formatDuration } from "@/server/contract/format";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 
 const LOOK = {

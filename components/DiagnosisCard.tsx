@@ -6,11 +6,11 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { formatDuration } from "@/components/format/format";
+import { formatDuration } from "@/server/contract/format";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
-import type { Diagnosis } from "@/server/diagnosis/types";
-import type { UnitAction } from "@/server/agent/types";
+import type { Diagnosis } from "@/server/contract/diagnosis";
+import type { UnitAction } from "@/server/contract/types";
 
 const TONE: Record<Diagnosis["severity"], string> = {
   ok: "border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/60 dark:text-emerald-100",

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { GpuSample } from "@/server/agent/types";
+import type { GpuSample } from "@/server/contract/types";
 
 export function telemetrySeries(samples: readonly GpuSample[], uuid: string): uPlot.AlignedData {
   const xs: number[] = [];

@@ -2,12 +2,12 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { formatDuration, formatMiB, formatUsedOfTotal } from "@/components/format/format";
+import { formatDuration, formatMiB, formatUsedOfTotal } from "@/server/contract/format";
 import { GpuTelemetryChart } from "@/components/GpuTelemetryChart";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import { mergeSamples } from "@/components/useUnitHistory";
-import type { GpuHolder } from "@/server/agent/types";
+import type { GpuHolder } from "@/server/contract/types";
 
 const STATE_TEXT = (h: GpuHolder) =>
   h.kind === "exited" ? "exited, still holding" : h.state === "zombie" ? "zombie" : h.state === "uninterruptible" ? "uninterruptible (D)" : h.state;

@@ -1,9 +1,9 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { formatTime } from "@/components/format/format";
+import { formatTime } from "@/server/contract/format";
 import { useTRPC, useTRPCClient } from "@/components/trpc";
-import type { JournalEntry } from "@/server/agent/types";
+import type { JournalEntry } from "@/server/contract/types";
 
 const KEEP = 500;
 

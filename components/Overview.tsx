@@ -2,14 +2,14 @@
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { formatDuration, formatMiB } from "@/components/format/format";
+import { formatDuration, formatMiB } from "@/server/contract/format";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { DiagnosisReason } from "@/components/DiagnosisCard";
 import { GpuStrip } from "@/components/gpu-chart/GpuStrip";
 import { StateBadge } from "@/components/StateBadge";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { replaceSearch } from "@/components/urlState";
-import type { UnitSummary } from "@/server/agent/types";
+import type { UnitSummary } from "@/server/contract/types";
 
 const STATE_FILTERS = ["all", "failed", "changing", "active", "inactive"] as const;
 type StateFilter = (typeof STATE_FILTERS)[number];

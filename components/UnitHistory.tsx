@@ -9,7 +9,7 @@ import { useNow } from "@/components/live/LiveProvider";
 import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
 import { RANGE_MS } from "@/components/timeline/view";
 import { useUnitHistory } from "@/components/useUnitHistory";
-import type { UnitSummary } from "@/server/agent/types";
+import type { UnitSummary } from "@/server/contract/types";
 
 export function UnitHistory({ name, current }: { name: string; current?: UnitSummary }) {
   const now = useNow(1000);

@@ -4,15 +4,15 @@ import Link from "next/link";
 import { useEffect, useMemo, useState, type ReactNode } from "react";
 import { ConfirmDialog } from "@/components/ConfirmDialog";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
-import { formatDuration, formatMiB } from "@/components/format/format";
+import { formatDuration, formatMiB } from "@/server/contract/format";
 import { JournalTail } from "@/components/JournalTail";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { StateBadge, stateLabel } from "@/components/StateBadge";
 import { useTRPC } from "@/components/trpc";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
-import type { ExecCommand, UnitAction, UnitDetail, UnitSummary } from "@/server/agent/types";
-import { formatCmdline, formatUsecSetting } from "@/server/diagnosis/format";
+import type { ExecCommand, UnitAction, UnitDetail, UnitSummary } from "@/server/contract/types";
+import { formatCmdline, formatUsecSetting } from "@/server/contract/format";
 
 type Pending = {
   action: UnitAction;

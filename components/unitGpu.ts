@@ -1,5 +1,5 @@
 /** What a unit holds on the GPUs, from the latest attributed sample. */
-import type { GpuSample } from "@/server/agent/types";
+import type { GpuSample } from "@/server/contract/types";
 
 export interface UnitGpuUse {
   indexes: number[];
@@ -25,4 +25,4 @@ export function unitGpuUse(sample: GpuSample | null, unit: string): UnitGpuUse {
 }
 
 /** "0–7", "0, 2, 5" */
-export { formatIndexList as gpuList } from "@/server/diagnosis/format";
+export { formatIndexList as gpuList } from "@/server/contract/format";

@@ -8,8 +8,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
-import type { ActionRecord } from "@/server/agent/hub";
-import type { GpuSample, ObservationGap, UnitTransition } from "@/server/agent/types";
+import type { ActionRecord } from "@/server/contract/events";
+import type { GpuSample, ObservationGap, UnitTransition } from "@/server/contract/types";
 
 export function mergeTransitions(history: UnitTransition[], live: UnitTransition[], unit: string): UnitTransition[] {
   const key = (t: UnitTransition) => `${t.atUsec}|${t.to.activeState}|${t.to.subState}`;

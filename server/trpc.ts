@@ -5,16 +5,8 @@
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-
-export type Role = "viewer" | "operator" | "admin";
-
-export interface Actor {
-  user: string;
-  role: Role;
-  /** For operators: unit globs they may act on. */
-  unitPatterns: string[];
-  sourceAddr?: string;
-}
+import type { Actor } from "./contract/actors";
+import { zodIssuesMessage } from "./contract/errors";
 
 export interface Context {
   /** null = not authenticated */
@@ -33,7 +25,7 @@ const t = initTRPC.context<Context>().create({
     const zodError = error.cause instanceof ZodError ? error.cause : null;
     return {
       ...shape,
-      message: zodError ? zodError.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ` : "") + i.message).join("; ") : shape.message,
+      message: zodError ? zodIssuesMessage(zodError) : shape.message,
       data: { ...shape.data, stack: undefined },
     };
   },

@@ -6,8 +6,8 @@
  * users and carry a full description for screen readers.
  */
 import type { CSSProperties } from "react";
-import type { GpuAttributed } from "@/server/agent/types";
-import { formatMiB, formatUsedOfTotal } from "@/components/format/format";
+import type { GpuAttributed } from "@/server/contract/types";
+import { formatMiB, formatUsedOfTotal } from "@/server/contract/format";
 import { stripModel, unitColor, unitTextColor, type GpuStripModel, type StripPart } from "./strip";
 
 export interface GpuStripProps {

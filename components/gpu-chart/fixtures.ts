@@ -2,7 +2,7 @@
  * Builders for GPU samples used by tests, the benchmark and the visual harness.
  * Not test-only code paths: the same shapes the agent produces (server/agent/types.ts).
  */
-import type { GpuAttributed, GpuHolder, GpuSample } from "@/server/agent/types";
+import type { GpuAttributed, GpuHolder, GpuSample } from "@/server/contract/types";
 
 export const H200_TOTAL_MIB = 143_771;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GpuSample } from "@/server/agent/types";
+import type { GpuSample } from "@/server/contract/types";
 import { gpu, H200_TOTAL_MIB, holder, incidentDay } from "./fixtures";
 import { MEMORY_CLASSES, StackCache, gpuList, stackMemory, unitGpuUuids } from "./stack";
 

@@ -18,7 +18,7 @@
  * "this unit" while the top stays flat). Whole samples are kept so the stacked layers stay
  * consistent: every drawn point is a real sample. At most 5 rows per column.
  */
-import type { GpuAttributed, GpuSample } from "@/server/agent/types";
+import type { GpuAttributed, GpuSample } from "@/server/contract/types";
 
 export type MemoryClass = "this" | "exited" | "other" | "outside";
 /** Bottom to top. */

@@ -3,7 +3,7 @@
  * held by exited processes, and the rest (processes outside units and memory no process
  * accounts for). Pure, so the arithmetic is tested without a browser.
  */
-import type { GpuAttributed } from "@/server/agent/types";
+import type { GpuAttributed } from "@/server/contract/types";
 
 export type StripPartKind = "unit" | "exited" | "outside";
 

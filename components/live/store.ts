@@ -2,8 +2,8 @@
  * The browser's live picture of the host, fed by `events.watch`. Pages read from it through
  * `useLive()`; it keeps the last event id so a new stream resumes where the old one stopped.
  */
-import type { ActionRecord, AgentEvent } from "@/server/agent/hub";
-import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/agent/types";
+import type { ActionRecord, AgentEvent } from "@/server/contract/events";
+import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/contract/types";
 
 export type ConnectionState = "connecting" | "live" | "reconnecting" | "stale";
 

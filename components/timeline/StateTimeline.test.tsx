@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderToString } from "react-dom/server";
-import type { UnitTransition } from "@/server/agent/types";
+import type { UnitTransition } from "@/server/contract/types";
 import { StateTimeline, type ActionMarker } from "./StateTimeline";
 
 const NOW = Date.UTC(2025, 0, 12, 12, 0, 0);

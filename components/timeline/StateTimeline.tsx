@@ -20,8 +20,8 @@
 import { useElementWidth } from "@/components/useElementWidth";
 import { useCallback, useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent as ReactKeyboardEvent, PointerEvent as ReactPointerEvent, ReactNode } from "react";
-import type { ObservationGap, UnitTransition } from "@/server/agent/types";
-import { formatDuration, formatSystemdTimestamp, formatTime } from "@/components/format/format";
+import type { ObservationGap, UnitTransition } from "@/server/contract/types";
+import { formatDuration, formatSystemdTimestamp, formatTime } from "@/server/contract/format";
 import { buildSegments, segmentDurationMs, summarizeSegments, type CurrentStateFallback, type TimelineSegment } from "./segments";
 import { STATE_STYLE_KEYS, stateStyle, type StatePattern, type StateStyle } from "./stateStyle";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UnitTransition } from "@/server/agent/types";
+import type { UnitTransition } from "@/server/contract/types";
 import { buildSegments, segmentDurationMs, summarizeSegments } from "./segments";
 import { STATE_STYLE_KEYS, stateSortRank, stateStyle, stateStyleKey } from "./stateStyle";
 

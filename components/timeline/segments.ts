@@ -2,8 +2,8 @@
  * Turns a unit's transitions (systemd's µs timestamps) into swimlane segments for a time
  * window. Pure: no React, no clock; the caller passes "now".
  */
-import type { UnitStatePair, UnitTransition, Usec } from "@/server/agent/types";
-import { formatDuration } from "@/components/format/format";
+import type { UnitStatePair, UnitTransition, Usec } from "@/server/contract/types";
+import { formatDuration } from "@/server/contract/format";
 import { stateLabel } from "./stateStyle";
 
 export { stateStyle, stateLabel, stateStyleKey, stateSortRank, STATE_STYLE_KEYS } from "./stateStyle";

@@ -2,7 +2,7 @@
  * Time-axis ticks shared by the state timeline and the GPU chart, so both axes show the same
  * instants at the same pixels. Ticks fall on round local-time values (14:05, 14:10 …).
  */
-import { formatDay, formatTime } from "@/components/format/format";
+import { formatDay, formatTime } from "@/server/contract/format";
 
 const S = 1000;
 const M = 60 * S;

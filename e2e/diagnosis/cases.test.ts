@@ -13,8 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_NVIDIA_SMI_PATH, fakeGpu, type FakeNvidiaSmiState } from "../fakes/fakeNvidiaSmi";
 import { Sandbox, warnIfUnsupported, type SandboxProcess } from "../sandbox/sandbox";
 import { RunningAgent, sleep } from "../systemd/agentHarness";
-import type { Diagnosis } from "../../server/diagnosis/types";
-import type { GpuSample } from "../../server/agent/types";
+import type { Diagnosis } from "../../server/contract/diagnosis";
+import type { GpuSample } from "../../server/contract/types";
 
 const skip = warnIfUnsupported("diagnosis cases e2e (e2e/diagnosis/cases.test.ts)");
 

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_NVIDIA_SMI_PATH, fakeGpu, type FakeNvidiaSmiState } from "../fakes/fakeNvidiaSmi";
 import { Sandbox, warnIfUnsupported, type SandboxProcess } from "../sandbox/sandbox";
-import type { BackendStatus, GpuSample } from "../../server/agent/types";
+import type { BackendStatus, GpuSample } from "../../server/contract/types";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));

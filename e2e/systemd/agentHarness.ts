@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { FAKE_NVIDIA_SMI_PATH, fakeGpu } from "../fakes/fakeNvidiaSmi";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { createAgentClient, type AgentClient } from "../../server/panel/agentClient";
-import type { AgentEvent } from "../../server/agent/hub";
-import type { JobEvent, UnitTransition } from "../../server/agent/types";
+import type { AgentEvent } from "../../server/contract/events";
+import type { JobEvent, UnitTransition } from "../../server/contract/types";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

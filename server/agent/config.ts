@@ -10,7 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import path from "node:path";
-import { parseUnitGlobs } from "./unitNames";
+import { parseUnitGlobs } from "../contract/unitNames";
 
 export interface AgentConfig {
   host: string;

@@ -11,8 +11,8 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { ActionRecord } from "./hub";
-import type { GpuSample, ObservationGap, UnitTransition } from "./types";
+import type { ActionRecord } from "../contract/events";
+import type { GpuSample, ObservationGap, UnitTransition } from "../contract/types";
 
 export const HISTORY_DB_FILE = "agent-history.db";
 const SCHEMA_VERSION = 2;

@@ -8,59 +8,10 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { HistoryStore } from "./historyStore";
 import { quietLog, type QuietLog } from "./quietLog";
+import type { ActionRecord, AgentEvent, StoredEvent } from "../contract/events";
 import { compactSample } from "./sampleHistory";
-import type {
-  BackendStatus,
-  GpuRawSample,
-  GpuSample,
-  HostAdapter,
-  JobEvent,
-  ObservationGap,
-  SystemdEvent,
-  UnitAction,
-  UnitSummary,
-  UnitTransition,
-} from "./types";
-
-export interface ActionRecord {
-  id: string;
-  atMs: number;
-  unit: string;
-  action: UnitAction;
-  user: string;
-  role: string;
-  sourceAddr: string | null;
-  reason: string | null;
-  jobId: number | null;
-  /** job result once known ("done", "failed", "canceled" …), or "error" when systemd refused */
-  outcome: string | null;
-  error: string | null;
-}
-
-export type AgentEvent =
-  | {
-      kind: "snapshot";
-      bootId: string;
-      host: string;
-      simulated: boolean;
-      units: UnitSummary[];
-      systemd: BackendStatus;
-      telemetry: BackendStatus;
-      gpu: GpuSample | null;
-      atMs: number;
-    }
-  | { kind: "unit"; unit: UnitSummary }
-  | { kind: "unit-removed"; name: string }
-  | { kind: "transition"; transition: UnitTransition }
-  | { kind: "job"; job: JobEvent }
-  | { kind: "action"; action: ActionRecord }
-  | { kind: "gpu"; sample: GpuSample }
-  | { kind: "status"; systemd: BackendStatus; telemetry: BackendStatus };
-
-export interface StoredEvent {
-  id: string;
-  event: AgentEvent;
-}
+import type { BackendStatus, GpuRawSample, GpuSample, JobEvent, ObservationGap, UnitSummary, UnitTransition } from "../contract/types";
+import type { HostAdapter, SystemdEvent } from "./adapter";
 
 /** Turns raw nvidia-smi samples into attributed ones (memory → process → unit). */
 export interface SampleAttributor {

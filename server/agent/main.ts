@@ -9,12 +9,13 @@ import { ConfigError, loadAgentConfig, type AgentConfig } from "./config";
 import { Hub } from "./hub";
 import { createAgentRouter } from "./router";
 import { loadOrCreateToken, bearerMatches } from "./token";
-import type { HostAdapter } from "./types";
+import type { HostAdapter } from "./adapter";
 import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
 import { HistoryStore } from "./historyStore";
 import { renderMetrics } from "./metrics";
-import type { Actor, Context, Role } from "../trpc";
+import type { Actor, Role } from "../contract/actors";
+import type { Context } from "../trpc";
 
 export interface RunningAgent {
   url: string;

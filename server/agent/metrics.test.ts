@@ -1,7 +1,7 @@
 import { register as globalRegistry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics";
-import type { BackendStatus, GpuSample, UnitSummary } from "./types";
+import type { BackendStatus, GpuSample, UnitSummary } from "../contract/types";
 
 const ok: BackendStatus = { state: "ok", message: "1 GPU", sinceMs: 0 };
 const stale: BackendStatus = { state: "stale", message: "no sample for 3.1 s", sinceMs: 0 };

@@ -7,7 +7,7 @@
  * only exported while telemetry is fresh, so a stale sample is not passed off as current.
  */
 import { Counter, Gauge, Registry } from "prom-client";
-import type { BackendStatus, GpuSample, UnitSummary } from "./types";
+import type { BackendStatus, GpuSample, UnitSummary } from "../contract/types";
 
 export interface MetricsInput {
   /** the latest attributed GPU sample, or null when there is none */

@@ -5,14 +5,15 @@
  *   gpus.list, gpus.history, events.watch (subscription).
  */
 import { tracked, TRPCError } from "@trpc/server";
-import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 import { diagnose } from "../diagnosis/diagnose";
 import { readDependencyStates } from "../diagnosis/dependencies";
 import type { DiagnosisFacts } from "../diagnosis/types";
-import type { AgentEvent, Hub } from "./hub";
-import type { UnitAction } from "./types";
-import { matchesUnitGlobs, unitNameSchema } from "./unitNames";
+import type { AgentEvent } from "../contract/events";
+import type { Hub } from "./hub";
+import type { UnitAction } from "../contract/types";
+import { followJournalInput, gpuHistoryInput, journalInput, timelineInput, unitActionInput, unitInput, watchInput } from "../contract/schemas";
+import { matchesUnitGlobs } from "../contract/unitNames";
 
 export interface AgentRouterDeps {
   hub: Hub;
@@ -20,11 +21,6 @@ export interface AgentRouterDeps {
   /** Resolves when the agent shuts down: open subscriptions end with a retryable error. */
   shutdown: AbortSignal;
 }
-
-const reasonSchema = z.string().trim().max(500, "reason is longer than 500 characters").optional();
-const actionInput = z.object({ name: unitNameSchema, reason: reasonSchema }).strict();
-// event ids are short; journal cursors (systemd's "s=…;i=…;b=…;m=…;t=…;x=…") are ~150 characters
-const lastEventIdSchema = z.string().max(1000).nullish();
 
 export function createAgentRouter(deps: AgentRouterDeps) {
   const { hub, unitGlobs } = deps;
@@ -47,7 +43,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
   }
 
   function act(action: UnitAction) {
-    return authedProcedure.input(actionInput).mutation(async ({ input, ctx }) => {
+    return authedProcedure.input(unitActionInput).mutation(async ({ input, ctx }) => {
       const name = allowed(input.name);
       const base = {
         unit: name,
@@ -87,7 +83,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
 
   const units = router({
     list: authedProcedure.query(() => ({ units: hub.units(), systemd: hub.systemdStatus() })),
-    get: authedProcedure.input(z.object({ name: unitNameSchema }).strict()).query(async ({ input }) => {
+    get: authedProcedure.input(unitInput).query(async ({ input }) => {
       const name = allowed(input.name);
       const detail = await hub.host.systemd.get(name);
       if (!detail) throw new TRPCError({ code: "NOT_FOUND", message: `Unit ${name} is not known to systemd on ${hub.hostname}.` });
@@ -99,7 +95,7 @@ export function createAgentRouter(deps: AgentRouterDeps) {
     resetFailed: act("reset-failed"),
     kill: act("kill"),
     /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
-    diagnose: authedProcedure.input(z.object({ name: unitNameSchema }).strict()).query(async ({ input }) => {
+    diagnose: authedProcedure.input(unitInput).query(async ({ input }) => {
       const name = allowed(input.name);
       const nowMs = Date.now();
       const [unit, journal] = await Promise.all([hub.host.systemd.get(name), hub.host.systemd.journal(name, 50).catch(() => [])]);
@@ -121,16 +117,9 @@ export function createAgentRouter(deps: AgentRouterDeps) {
       const dependencies = await readDependencyStates(unit, hub.host.systemd, unitGlobs);
       return dependencies ? diagnose({ ...facts, dependencies }) : diagnosis;
     }),
-    timeline: authedProcedure
-      .input(z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative().optional() }).strict())
-      .query(({ input }) => hub.timeline(allowed(input.name), (input.sinceMs ?? 0) * 1000)),
-    journal: authedProcedure
-      .input(z.object({ name: unitNameSchema, lines: z.number().int().min(1).max(2000).default(200) }).strict())
-      .query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
-    followJournal: authedProcedure.input(z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict()).subscription(async function* ({
-      input,
-      signal,
-    }) {
+    timeline: authedProcedure.input(timelineInput).query(({ input }) => hub.timeline(allowed(input.name), (input.sinceMs ?? 0) * 1000)),
+    journal: authedProcedure.input(journalInput).query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
+    followJournal: authedProcedure.input(followJournalInput).subscription(async function* ({ input, signal }) {
       const name = allowed(input.name);
       const abort = linkedAbort(signal, deps.shutdown);
       try {
@@ -146,20 +135,11 @@ export function createAgentRouter(deps: AgentRouterDeps) {
 
   const gpus = router({
     list: authedProcedure.query(() => ({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus() })),
-    history: authedProcedure
-      .input(
-        z
-          .object({
-            sinceMs: z.number().int().nonnegative(),
-            uuid: z.string().max(100).optional(),
-          })
-          .strict(),
-      )
-      .query(({ input }) => hub.gpuHistory.since(input.sinceMs, input.uuid)),
+    history: authedProcedure.input(gpuHistoryInput).query(({ input }) => hub.gpuHistory.since(input.sinceMs, input.uuid)),
   });
 
   const events = router({
-    watch: authedProcedure.input(z.object({ lastEventId: lastEventIdSchema }).strict().optional()).subscription(async function* ({ input, signal }) {
+    watch: authedProcedure.input(watchInput).subscription(async function* ({ input, signal }) {
       const abort = linkedAbort(signal, deps.shutdown);
       try {
         yield* watchEvents(hub, input?.lastEventId ?? null, abort.signal);

@@ -3,7 +3,7 @@
  * to 24 h. Holders are folded to one entry per (kind, unit) without command lines, which is
  * all the charts need and keeps 24 h × 8 GPUs in a few tens of MB.
  */
-import type { GpuAttributed, GpuHolder, GpuSample, Ms } from "./types";
+import type { GpuAttributed, GpuHolder, GpuSample, Ms } from "../contract/types";
 
 export interface SampleHistoryOptions {
   fullResolutionMs?: number;

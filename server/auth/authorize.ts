@@ -10,10 +10,10 @@
  *   - admin: everything, on every unit, plus users and settings.
  * The agent's own allow-list (GPUDECK_UNITS) still applies beneath this.
  */
-import type { UnitAction } from "../agent/types";
-import { UNIT_ACTIONS } from "../agent/types";
-import { matchesUnitGlobs, unitNameProblem } from "../agent/unitNames";
-import type { Role } from "./types";
+import type { UnitAction } from "../contract/types";
+import { UNIT_ACTIONS } from "../contract/types";
+import { matchesUnitGlobs, unitNameProblem } from "../contract/unitNames";
+import type { Role } from "../contract/actors";
 
 export type PanelAction = "view" | "audit.view" | "users.manage" | "settings.manage";
 export type Action = UnitAction | PanelAction;

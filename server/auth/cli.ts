@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 import { openPanelDb } from "./db";
 import { AuditStore } from "./audit";
 import { UserStore } from "./users";
-import { AuthError, isRole, systemClock, type Clock, type Role, type User } from "./types";
+import { AuthError, systemClock, type Clock, type User } from "./types";
+import { isRole, type Role } from "../contract/actors";
 
 export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;

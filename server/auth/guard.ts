@@ -6,7 +6,7 @@
  * `claim()` checks and records in one synchronous step, so two requests arriving together cannot
  * both pass unconfirmed.
  */
-import type { UnitAction } from "../agent/types";
+import type { UnitAction } from "../contract/types";
 import { systemClock, type Clock, type Ms } from "./types";
 
 export interface GuardedAction {

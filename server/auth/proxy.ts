@@ -7,7 +7,8 @@
 import { BlockList, isIP } from "node:net";
 import type { UserStore } from "./users";
 import { usernameProblem } from "./users";
-import { isRole, type Principal, type Role } from "./types";
+import { isRole, type Role } from "../contract/actors";
+import { type Principal } from "./types";
 
 export interface ProxyAuthConfig {
   enabled: boolean;

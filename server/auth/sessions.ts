@@ -4,7 +4,8 @@
  */
 import type { PanelDb } from "./db";
 import { randomToken, sha256Hex, TOKEN_RE } from "./crypto";
-import { isRole, systemClock, type Clock, type Ms, type User } from "./types";
+import { isRole } from "../contract/actors";
+import { systemClock, type Clock, type Ms, type User } from "./types";
 
 export interface SessionPolicy {
   /** Ends a session nobody used for this long. Default 12 h. */

@@ -1,7 +1,7 @@
 /**
  * Shared types of the panel's auth module. Times are milliseconds since the epoch (`Ms`).
  */
-import type { Ms } from "../agent/types";
+import type { Ms } from "../contract/types";
 
 export type { Ms };
 
@@ -9,12 +9,7 @@ export type { Ms };
 export type Clock = () => Ms;
 export const systemClock: Clock = () => Date.now();
 
-export type Role = "viewer" | "operator" | "admin";
-export const ROLES: readonly Role[] = ["viewer", "operator", "admin"];
-
-export function isRole(value: unknown): value is Role {
-  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
-}
+import type { Role } from "../contract/actors";
 
 /** A stored user as the rest of the panel may see it (never the password hash). */
 export interface User {

@@ -7,7 +7,8 @@
 import type { PanelDb } from "./db";
 import { randomToken, sha256Hex, TOKEN_RE } from "./crypto";
 import { hashPassword, needsRehash, passwordProblem, verifyDummy, verifyPassword } from "./passwords";
-import { AuthError, isRole, systemClock, type Clock, type Ms, type Role, type User } from "./types";
+import { AuthError, systemClock, type Clock, type Ms, type User } from "./types";
+import { isRole, type Role } from "../contract/actors";
 
 export const USERNAME_MAX_LENGTH = 128;
 // Starts with a letter or digit (never '-', never a formula character); e-mail-like names allowed

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSimulatedHost } from "../agent/simulator/index";
-import type { UnitStateReading } from "../agent/types";
+import type { UnitStateReading } from "../contract/types";
 import { MAX_DEPENDENCIES, readDependencyStates } from "./dependencies";
 
 const reading = (name: string, activeState = "active", subState = "running", over: Partial<UnitStateReading> = {}): UnitStateReading => ({

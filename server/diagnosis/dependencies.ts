@@ -9,8 +9,9 @@
  * matches the globs, so the diagnosis offers a button only for units the agent may act on.
  * Acting stays guarded where it always was (the router's allow-list, the adapter's own check).
  */
-import type { SystemdAdapter, UnitDetail } from "../agent/types";
-import { matchesUnitGlobs, unitNameProblem } from "../agent/unitNames";
+import type { SystemdAdapter } from "../agent/adapter";
+import type { UnitDetail } from "../contract/types";
+import { matchesUnitGlobs, unitNameProblem } from "../contract/unitNames";
 import type { DependencyState } from "./types";
 
 /** At most this many required units are read per diagnosis (one bus round trip each). */

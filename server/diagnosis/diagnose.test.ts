@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { GpuAttributed, UnitDetail } from "../agent/types";
+import type { GpuAttributed, UnitDetail } from "../contract/types";
 import { DIAGNOSIS_CODES, diagnose, gpusUsedByUnit } from "./diagnose";
-import type { DependencyState, Diagnosis } from "./types";
+import type { DependencyState } from "./types";
+import type { Diagnosis } from "../contract/diagnosis";
 import {
   GIB,
   NOW,

@@ -24,8 +24,9 @@
  * (named, from facts.dependencies, when the agent read them);
  * stop stuck in stop-sigterm; healthy; plus stopped, queued, plain start-pre and unknown states.
  */
-import type { JournalEntry, UnitDetail, UnitStatePair, UnitTransition } from "../agent/types";
-import type { DependencyState, Diagnosis, DiagnosisFacts, Evidence, NextStep } from "./types";
+import type { JournalEntry, UnitDetail, UnitStatePair, UnitTransition } from "../contract/types";
+import type { DependencyState, DiagnosisFacts } from "./types";
+import type { Diagnosis, Evidence, NextStep } from "../contract/diagnosis";
 import {
   CLD_DUMPED,
   CLD_EXITED,
@@ -33,9 +34,9 @@ import {
   exitStatusHint,
   formatClock,
   formatCmdline,
-  formatDuration,
+  formatDurationWords,
   formatGpus,
-  formatMiB,
+  formatMiBRounded,
   formatRate,
   formatState,
   formatTimestamp,
@@ -44,7 +45,7 @@ import {
   plural,
   signalName,
   truncate,
-} from "./format";
+} from "../contract/format";
 import {
   analyseContention,
   DRAIN_TEARDOWN_GRACE_MS,
@@ -71,8 +72,9 @@ import {
 } from "./history";
 
 export { gpusUsedByUnit } from "./gpu";
-export { DIAGNOSIS_CODES } from "./types";
-export type { DependencyState, Diagnosis, DiagnosisCode, DiagnosisFacts, DiagnosisSeverity, Evidence, NextStep } from "./types";
+export { DIAGNOSIS_CODES } from "../contract/diagnosis";
+export type { DependencyState, DiagnosisFacts } from "./types";
+export type { Diagnosis, DiagnosisCode, DiagnosisSeverity, Evidence, NextStep } from "../contract/diagnosis";
 
 /** A main process that dies within this long after becoming active "exited soon after start". */
 export const SOON_AFTER_ACTIVE_MS = 60_000;
@@ -129,7 +131,7 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       return {
         severity: "info",
         code: "maintenance",
-        headline: `In maintenance (${unit.subState}) for ${formatDuration(sinceState(ctx))}: systemd is cleaning its resources and will not start it meanwhile.`,
+        headline: `In maintenance (${unit.subState}) for ${formatDurationWords(sinceState(ctx))}: systemd is cleaning its resources and will not start it meanwhile.`,
         evidence: [stateEvidence(ctx)],
       };
     default:
@@ -154,14 +156,15 @@ function sinceState(ctx: Ctx): number {
 }
 
 function ago(ctx: Ctx, atMs: number): string {
-  return `${formatDuration(ctx.now - atMs)} ago`;
+  return `${formatDurationWords(ctx.now - atMs)} ago`;
 }
 
 function stateEvidence(ctx: Ctx): Evidence {
   const entered = stateEnteredMs(ctx);
   return {
     label: "State",
-    value: entered === null ? formatState(ctx.unit) : `${formatState(ctx.unit)} for ${formatDuration(ctx.now - entered)} (since ${formatTimestamp(entered)})`,
+    value:
+      entered === null ? formatState(ctx.unit) : `${formatState(ctx.unit)} for ${formatDurationWords(ctx.now - entered)} (since ${formatTimestamp(entered)})`,
     source: "systemd",
   };
 }
@@ -207,7 +210,7 @@ function timeoutStartEvidence(ctx: Ctx, deadline: number | null): Evidence {
   const left = deadline - ctx.now;
   return {
     label: "TimeoutStartSec",
-    value: left >= 0 ? `${setting}; ${formatDuration(left)} left (at ${formatClock(deadline)})` : `${setting}; passed ${formatDuration(left)} ago`,
+    value: left >= 0 ? `${setting}; ${formatDurationWords(left)} left (at ${formatClock(deadline)})` : `${setting}; passed ${formatDurationWords(left)} ago`,
     source: "systemd",
   };
 }
@@ -273,7 +276,7 @@ function gpuSampleEvidence(ctx: Ctx): Evidence[] {
   const sample = ctx.facts.gpuNow;
   if (!sample) return [{ label: "GPU data", value: "none: nvidia-smi gave no sample", source: "nvidia-smi" }];
   const age = ctx.now - sample.atMs;
-  return age > GPU_SAMPLE_STALE_MS ? [{ label: "GPU data", value: `last sample ${formatDuration(age)} old`, source: "nvidia-smi" }] : [];
+  return age > GPU_SAMPLE_STALE_MS ? [{ label: "GPU data", value: `last sample ${formatDurationWords(age)} old`, source: "nvidia-smi" }] : [];
 }
 
 function describeGpuSet(c: GpuContention): string {
@@ -290,15 +293,15 @@ function describeGpuSet(c: GpuContention): string {
 }
 
 function memoryEvidence(c: GpuContention): Evidence {
-  const used = c.usedMiB !== null ? formatMiB(c.usedMiB) : "unknown (memory.used N/A)";
-  const total = c.totalMiB !== null ? ` of ${formatMiB(c.totalMiB)}` : "";
+  const used = c.usedMiB !== null ? formatMiBRounded(c.usedMiB) : "unknown (memory.used N/A)";
+  const total = c.totalMiB !== null ? ` of ${formatMiBRounded(c.totalMiB)}` : "";
   return { label: "GPU memory used", value: `${used}${total} on ${formatGpus(c.gpus)}`, source: "nvidia-smi" };
 }
 
 function holderEvidence(ctx: Ctx, group: HolderGroup): Evidence {
   const cmd = group.cmdline.length > 0 ? formatCmdline(group.cmdline, 100) : group.processName || "?";
   const where = group.kind === "outside" ? "outside any unit" : (group.unit ?? "unit unknown");
-  const parts = [`${formatMiB(group.mib)} on ${formatGpus(group.gpus)}`, where, cmd];
+  const parts = [`${formatMiBRounded(group.mib)} on ${formatGpus(group.gpus)}`, where, cmd];
   if (group.kind === "exited") {
     if (group.exitedAtMs !== undefined) parts.push(`last seen alive ${ago(ctx, group.exitedAtMs)}`);
     if (group.state !== "gone") parts.push(`process state: ${group.state}`);
@@ -532,7 +535,7 @@ function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
     const phrase = exitPhrase ?? (result && result !== "success" ? `failed (Result=${result})` : "failed");
     summary = `${what} ${phrase}`;
     if (kind === "start") summary += " before the service reported ready";
-    if (kind === "running" && ranForMs !== null) summary += ` ${formatDuration(ranForMs)} after the unit became active`;
+    if (kind === "running" && ranForMs !== null) summary += ` ${formatDurationWords(ranForMs)} after the unit became active`;
   }
   evidence.unshift({ label: "Result", value: result || "unknown", source: "systemd" });
   if (atMs !== null) evidence.unshift({ label: "Failed at", value: `${formatTimestamp(atMs)} (${ago(ctx, atMs)})`, source: "systemd" });
@@ -578,7 +581,7 @@ function gpuStillHeldClause(ctx: Ctx): { clause: string; evidence: Evidence[] } 
   const heldGroups = [...c.otherUnits, ...c.leftover, ...c.outside, ...c.exited];
   const holderText = heldGroups.length > 0 ? holderPhrase(ctx, heldGroups[0]) : "no listed process";
   return {
-    clause: `; it polls nvidia-smi, and ${formatMiB(c.totalHeldMiB)} of GPU memory is still held on ${formatGpus(c.gpus)} (by ${holderText})`,
+    clause: `; it polls nvidia-smi, and ${formatMiBRounded(c.totalHeldMiB)} of GPU memory is still held on ${formatGpus(c.gpus)} (by ${holderText})`,
     evidence: [memoryEvidence(c), ...heldGroups.slice(0, 4).map((g) => holderEvidence(ctx, g))],
   };
 }
@@ -643,7 +646,7 @@ function restartPolicyEvidence(ctx: Ctx): Evidence[] {
       ? `${plural(u.startLimitBurst, "start")} per ${formatUsecSetting(u.startLimitIntervalUsec)}`
       : "none";
   return [
-    { label: "Restart", value: `${u.restart || "no"}, RestartSec=${formatDuration(u.restartUsec / 1000)}`, source: "systemd" },
+    { label: "Restart", value: `${u.restart || "no"}, RestartSec=${formatDurationWords(u.restartUsec / 1000)}`, source: "systemd" },
     { label: "Start limit", value: limit, source: "systemd" },
     { label: "NRestarts", value: String(u.nRestarts), source: "systemd" },
   ];
@@ -665,7 +668,7 @@ function restartHistory(ctx: Ctx, windowMs: number | null = null): RestartHistor
 }
 
 function restartsPhrase(ctx: Ctx, h: RestartHistory): string {
-  const span = h.firstAtMs !== null && h.observed > 1 ? ` in ${formatDuration(ctx.now - h.firstAtMs)}` : "";
+  const span = h.firstAtMs !== null && h.observed > 1 ? ` in ${formatDurationWords(ctx.now - h.firstAtMs)}` : "";
   return `restarted ${plural(h.count, "time")}${span}`;
 }
 
@@ -679,7 +682,7 @@ function crashLoopCycling(ctx: Ctx): Diagnosis {
     const entered = stateEnteredMs(ctx);
     if (entered !== null) {
       etaMs = Math.max(0, entered + u.restartUsec / 1000 - ctx.now);
-      next = `, next restart in ${formatDuration(etaMs)}`;
+      next = `, next restart in ${formatDurationWords(etaMs)}`;
     }
   } else {
     next = ", restarting now";
@@ -801,7 +804,7 @@ function dependencyFailure(ctx: Ctx): Diagnosis | null {
   const evidence: Evidence[] = [stateEvidence(ctx)];
   if (job) evidence.push({ label: "Start job", value: `#${job.jobId} ${job.jobType} finished with result "dependency"`, source: "systemd" });
   if (line) evidence.push(...logEvidence([line]));
-  const notStarted = `Not started ${formatDuration(ctx.now - atMs)} ago because`;
+  const notStarted = `Not started ${formatDurationWords(ctx.now - atMs)} ago because`;
   const generic: Diagnosis = {
     severity: "critical",
     code: "dependency-failed",
@@ -912,7 +915,7 @@ function unknownState(ctx: Ctx): Diagnosis {
   return {
     severity: "info",
     code: "unknown-state",
-    headline: `State ${formatState(ctx.unit)} for ${formatDuration(sinceState(ctx))}: gpudeck has no diagnosis for this state.`,
+    headline: `State ${formatState(ctx.unit)} for ${formatDurationWords(sinceState(ctx))}: gpudeck has no diagnosis for this state.`,
     evidence: [stateEvidence(ctx), { label: "Result", value: ctx.unit.result || "unknown", source: "systemd" }],
   };
 }
@@ -921,7 +924,7 @@ function diagnoseReloading(ctx: Ctx): Diagnosis {
   return {
     severity: "info",
     code: "reloading",
-    headline: `Reloading for ${formatDuration(sinceState(ctx))} (ExecReload running); the service keeps running meanwhile.`,
+    headline: `Reloading for ${formatDurationWords(sinceState(ctx))} (ExecReload running); the service keeps running meanwhile.`,
     evidence: [stateEvidence(ctx)],
   };
 }
@@ -953,7 +956,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
   if (sample) {
     const own = sample.gpus.filter((g) => g.holders.some((h) => h.kind === "unit" && h.unit === ctx.name));
     const mib = own.reduce((s, g) => s + g.holders.filter((h) => h.kind === "unit" && h.unit === ctx.name).reduce((a, h) => a + h.usedMiB, 0), 0);
-    if (own.length > 0) evidence.push({ label: "GPU memory", value: `${formatMiB(mib)} on ${formatGpus(own)}`, source: "nvidia-smi" });
+    if (own.length > 0) evidence.push({ label: "GPU memory", value: `${formatMiBRounded(mib)} on ${formatGpus(own)}`, source: "nvidia-smi" });
   }
   evidence.push(...restartCountEvidence(ctx));
 
@@ -963,7 +966,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
     return {
       severity: "warning",
       code: "crash-loop",
-      headline: `Running for ${formatDuration(uptime)}, but it ${restartsPhrase(ctx, recent)} (last failure: ${f.summary}); it may be crash-looping.`,
+      headline: `Running for ${formatDurationWords(uptime)}, but it ${restartsPhrase(ctx, recent)} (last failure: ${f.summary}); it may be crash-looping.`,
       evidence: [...evidence, ...f.evidence.filter((e) => e.label !== "State"), ...restartPolicyEvidence(ctx)],
     };
   }
@@ -977,7 +980,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
     };
   }
   const running = u.subState === "running";
-  const forText = uptime !== null ? ` for ${formatDuration(uptime)}${activeSince !== null ? ` (since ${formatTimestamp(activeSince)})` : ""}` : "";
+  const forText = uptime !== null ? ` for ${formatDurationWords(uptime)}${activeSince !== null ? ` (since ${formatTimestamp(activeSince)})` : ""}` : "";
   return {
     severity: "ok",
     code: "healthy",
@@ -1009,12 +1012,12 @@ function timeoutClause(ctx: Ctx, deadline: number | null, etaMs: number | null):
   if (!hasTimeout(ctx.unit.timeoutStartUsec)) return " (no TimeoutStartSec)";
   if (deadline === null) return "";
   const left = deadline - ctx.now;
-  if (left < 0) return ` — TimeoutStartSec already passed ${formatDuration(left)} ago`;
-  if (etaMs === null) return ` — TimeoutStartSec in ${formatDuration(left)}`;
+  if (left < 0) return ` — TimeoutStartSec already passed ${formatDurationWords(left)} ago`;
+  if (etaMs === null) return ` — TimeoutStartSec in ${formatDurationWords(left)}`;
   const margin = left - etaMs;
   return margin >= 0
-    ? ` — ${formatDuration(margin)} before TimeoutStartSec`
-    : ` — ${formatDuration(margin)} after TimeoutStartSec (in ${formatDuration(left)}), so the start will time out first`;
+    ? ` — ${formatDurationWords(margin)} before TimeoutStartSec`
+    : ` — ${formatDurationWords(margin)} after TimeoutStartSec (in ${formatDurationWords(left)}), so the start will time out first`;
 }
 
 function diagnoseStartPre(ctx: Ctx): Diagnosis {
@@ -1030,7 +1033,7 @@ function diagnoseStartPre(ctx: Ctx): Diagnosis {
     stateEvidence(ctx),
     {
       label: phaseLabel,
-      value: `${control.pid > 0 ? `PID ${control.pid}` : "PID unknown"}${runningFor !== null ? `, running ${formatDuration(runningFor)}` : ""}: ${cmdText ?? "command line unknown"}`,
+      value: `${control.pid > 0 ? `PID ${control.pid}` : "PID unknown"}${runningFor !== null ? `, running ${formatDurationWords(runningFor)}` : ""}: ${cmdText ?? "command line unknown"}`,
       source: control.fromProc ? "proc" : "systemd",
     },
     timeoutStartEvidence(ctx, deadline),
@@ -1048,7 +1051,7 @@ function diagnoseStartPre(ctx: Ctx): Diagnosis {
     if (inferred) {
       evidence.push({
         label: "Why GPU memory",
-        value: `${formatMiB(ownExitedMiB)} of it is still held by this unit's own exited processes (the ExecStartPre was not seen running nvidia-smi)`,
+        value: `${formatMiBRounded(ownExitedMiB)} of it is still held by this unit's own exited processes (the ExecStartPre was not seen running nvidia-smi)`,
         source: "gpudeck",
       });
     }
@@ -1065,7 +1068,7 @@ function diagnoseStartPre(ctx: Ctx): Diagnosis {
       gpuNote = `; it polls nvidia-smi and ${formatGpus(contention.gpus)} ${contention.gpus.length === 1 ? "holds" : "hold"} no memory, so it should finish shortly`;
     }
   }
-  const forText = runningFor !== null ? ` for ${formatDuration(runningFor)}` : "";
+  const forText = runningFor !== null ? ` for ${formatDurationWords(runningFor)}` : "";
   const timeout = timeoutClause(ctx, deadline, null);
   return {
     severity: left !== null && left < 0 ? "warning" : "info",
@@ -1080,7 +1083,7 @@ function diagnoseStartPhase(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
   const deadline = startDeadlineMs(ctx);
   const left = deadline === null ? null : deadline - ctx.now;
-  const forText = ` for ${formatDuration(sinceState(ctx))}`;
+  const forText = ` for ${formatDurationWords(sinceState(ctx))}`;
   const evidence: Evidence[] = [stateEvidence(ctx), timeoutStartEvidence(ctx, deadline), ...restartCountEvidence(ctx)];
   let headline: string;
   if (u.subState === "start") {
@@ -1155,35 +1158,35 @@ function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinc
   let clause: string;
   if (drain.status === "draining" && drain.mibPerSecond !== undefined) {
     etaMs = (remainingMiB / drain.mibPerSecond) * 1000;
-    clause = `draining at ${formatRate(drain.mibPerSecond)}, free in ~${formatDuration(etaMs)}`;
+    clause = `draining at ${formatRate(drain.mibPerSecond)}, free in ~${formatDurationWords(etaMs)}`;
     evidence.push(
       {
         label: "Drain rate",
-        value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDuration(drain.spanMs)})`,
+        value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDurationWords(drain.spanMs)})`,
         source: "nvidia-smi",
       },
-      { label: "Free in", value: `~${formatDuration(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
+      { label: "Free in", value: `~${formatDurationWords(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
     );
   } else if (tearingDown) {
     // Right after an exit the memory sits at its peak while the process tears down.
-    clause = `not draining yet (no drop in the ${formatDuration(ctx.now - sinceMs)} since the exit; teardown can take several seconds)`;
+    clause = `not draining yet (no drop in the ${formatDurationWords(ctx.now - sinceMs)} since the exit; teardown can take several seconds)`;
     evidence.push({
       label: "Drain rate",
-      value: `none yet: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)} since the exit`,
+      value: `none yet: memory unchanged over ${drain.points} samples in ${formatDurationWords(drain.spanMs)} since the exit`,
       source: "nvidia-smi",
     });
   } else if (drain.status === "flat") {
-    clause = `not draining (no drop over the last ${formatDuration(drain.spanMs)}), so it may never be freed`;
+    clause = `not draining (no drop over the last ${formatDurationWords(drain.spanMs)}), so it may never be freed`;
     evidence.push({
       label: "Drain rate",
-      value: `none: memory unchanged over ${drain.points} samples in ${formatDuration(drain.spanMs)}`,
+      value: `none: memory unchanged over ${drain.points} samples in ${formatDurationWords(drain.spanMs)}`,
       source: "nvidia-smi",
     });
   } else if (drain.status === "growing") {
     clause = `growing, not draining`;
     evidence.push({
       label: "Drain rate",
-      value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDuration(drain.spanMs)}`,
+      value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDurationWords(drain.spanMs)}`,
       source: "nvidia-smi",
     });
   } else {
@@ -1208,7 +1211,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
   if (c.unattributed.mib > 0) {
     evidence.push({
       label: "Not attributed",
-      value: `${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`,
+      value: `${formatMiBRounded(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`,
       source: "nvidia-smi",
     });
   }
@@ -1231,7 +1234,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
   const exitedDominates = exitedView !== null && exitedMiB >= liveHeldMiB;
   const blockers = exitedDominates ? null : c.otherUnits.length > 0 ? "unit" : c.leftover.length > 0 ? "leftover" : c.outside.length > 0 ? "outside" : null;
   const timeoutEta = left !== null && left >= 0 ? left : undefined;
-  const alsoExited = exitedView ? `; another ${formatMiB(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
+  const alsoExited = exitedView ? `; another ${formatMiBRounded(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
 
   if (blockers === "unit") {
     const byUnit = new Map<string, HolderGroup[]>();
@@ -1240,8 +1243,8 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     const first = units[0];
     const held =
       units.length === 1
-        ? `${formatMiB(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
-        : `${formatMiB(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiB(sumMiB(gs))})`).join(" and ")}`;
+        ? `${formatMiBRounded(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
+        : `${formatMiBRounded(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiBRounded(sumMiB(gs))})`).join(" and ")}`;
     return {
       severity: "critical",
       code: "waiting-gpu-unit",
@@ -1260,7 +1263,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     return {
       severity: "critical",
       code: "waiting-gpu-leftover",
-      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(mib)} on ${formatGpus(allGpus(c.leftover))} is held by ${plural(pids.length, "process", "processes")} (PID ${pidList(pids)}) still running in this unit from an earlier run, so it waits for itself${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
+      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(mib)} on ${formatGpus(allGpus(c.leftover))} is held by ${plural(pids.length, "process", "processes")} (PID ${pidList(pids)}) still running in this unit from an earlier run, so it waits for itself${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
       evidence,
       nextStep: {
         text: `Kill the left-over process${pids.length > 1 ? "es" : ""} (kill -9 ${pids.join(" ")}); KillMode=process or none lets workers outlive a stop.`,
@@ -1275,7 +1278,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     return {
       severity: "critical",
       code: "waiting-gpu-outside",
-      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(sumMiB(c.outside))} on ${formatGpus(allGpus(c.outside))} is held by PID ${g.pid} outside any systemd unit (${quote(cmd)})${more}, which will not be freed until it exits${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
+      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(sumMiB(c.outside))} on ${formatGpus(allGpus(c.outside))} is held by PID ${g.pid} outside any systemd unit (${quote(cmd)})${more}, which will not be freed until it exits${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
       evidence,
       nextStep: {
         text: `Stop PID ${c.outside.map((o) => o.pid).join(", ")} from a shell if ${c.outside.length > 1 ? "they" : "it"} should not hold the GPU; the start then continues.`,
@@ -1292,9 +1295,9 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     const notFreeing = (exitedView.drain.status === "flat" && !exitedView.tearingDown) || exitedView.drain.status === "growing";
     const severity = makesIt ? "warning" : (exitedView.drain.status === "unknown" || exitedView.tearingDown) && !passed ? "warning" : "critical";
     const unattributed = unattributedOn(c, exitedGpus);
-    const amount = formatMiB(exitedMiB + unattributed);
+    const amount = formatMiBRounded(exitedMiB + unattributed);
     let next: NextStep;
-    if (makesIt) next = { text: `Nothing to do: the start should continue in about ${formatDuration(eta ?? 0)}, once the memory is free.` };
+    if (makesIt) next = { text: `Nothing to do: the start should continue in about ${formatDurationWords(eta ?? 0)}, once the memory is free.` };
     else if (notFreeing)
       next = { text: "The memory is not being released: look for an orphaned or stuck (D-state) worker with `fuser -v /dev/nvidia*` and kill it." };
     else if (eta !== null && left !== null && !passed)
@@ -1303,7 +1306,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
     return {
       severity,
       code: "waiting-gpu-exited",
-      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}${liveHeldMiB > 0 ? ` (live processes hold another ${formatMiB(liveHeldMiB)} there)` : ""}.`,
+      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}${liveHeldMiB > 0 ? ` (live processes hold another ${formatMiBRounded(liveHeldMiB)} there)` : ""}.`,
       evidence,
       nextStep: next,
       // Only a real drain estimate: a countdown to the timeout here would read as "free in".
@@ -1318,7 +1321,7 @@ function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, base
   return {
     severity: makesIt ? "warning" : "critical",
     code: "waiting-gpu-unattributed",
-    headline: `Waiting in ExecStartPre for GPU memory: ${formatMiB(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)} is in use but nvidia-smi lists no process for it (a process in another PID namespace, or a driver-held allocation); ${view.clause}${timeoutClause(ctx, deadline, view.etaMs)}.`,
+    headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)} is in use but nvidia-smi lists no process for it (a process in another PID namespace, or a driver-held allocation); ${view.clause}${timeoutClause(ctx, deadline, view.etaMs)}.`,
     evidence,
     nextStep: { text: "Find the holder with `fuser -v /dev/nvidia*` (also inside containers) and stop it." },
     etaMs: view.etaMs ?? undefined,
@@ -1362,14 +1365,14 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   const left = deadline === null ? null : deadline - ctx.now;
 
   if (u.subState === "stop-sigterm" || u.subState === "final-sigterm") {
-    const forText = inState !== null ? ` ${formatDuration(inState)} ago` : "";
+    const forText = inState !== null ? ` ${formatDurationWords(inState)} ago` : "";
     const killText = !hasStopTimeout
       ? "; no SIGKILL will follow (TimeoutStopSec=infinity)"
       : left === null
         ? `; SIGKILL follows after TimeoutStopSec=${stopSetting}`
         : left >= 0
-          ? `; systemd sends SIGKILL in ${formatDuration(left)}`
-          : `; SIGKILL was due ${formatDuration(left)} ago`;
+          ? `; systemd sends SIGKILL in ${formatDurationWords(left)}`
+          : `; SIGKILL was due ${formatDurationWords(left)} ago`;
     const stuck = inState === null || inState >= STOP_STUCK_AFTER_MS;
     if (!stuck) {
       return {
@@ -1383,11 +1386,11 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
     return {
       severity: !hasStopTimeout || (left !== null && left < 0) || dState ? "critical" : "warning",
       code: "stop-stuck",
-      headline: `${cause}Stop stuck: ${who} ${main ? "has" : "have"} ignored SIGTERM for ${formatDuration(inState ?? 0)}${killText}${dNote}.`,
+      headline: `${cause}Stop stuck: ${who} ${main ? "has" : "have"} ignored SIGTERM for ${formatDurationWords(inState ?? 0)}${killText}${dNote}.`,
       evidence,
       nextStep: {
         text: hasStopTimeout
-          ? `Wait for SIGKILL${left !== null && left >= 0 ? ` in ${formatDuration(left)}` : ""}, or kill it now (\`systemctl kill -s SIGKILL ${ctx.name}\`).`
+          ? `Wait for SIGKILL${left !== null && left >= 0 ? ` in ${formatDurationWords(left)}` : ""}, or kill it now (\`systemctl kill -s SIGKILL ${ctx.name}\`).`
           : `Kill it (\`systemctl kill -s SIGKILL ${ctx.name}\`); consider a finite TimeoutStopSec=.`,
       },
       etaMs: left !== null && left >= 0 ? left : undefined,
@@ -1397,7 +1400,7 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
     return {
       severity: "critical",
       code: "stop-stuck",
-      headline: `${cause}Stop stuck: SIGKILL sent ${formatDuration(inState ?? 0)} ago but ${who} is still there${dNote || "; it is probably stuck in the kernel (D state)"}.`,
+      headline: `${cause}Stop stuck: SIGKILL sent ${formatDurationWords(inState ?? 0)} ago but ${who} is still there${dNote || "; it is probably stuck in the kernel (D state)"}.`,
       evidence,
       nextStep: { text: "Check the process state (`ps -o pid,stat,wchan -p …`) and dmesg for GPU driver errors (Xid); a reboot may be needed." },
       etaMs: left !== null && left >= 0 ? left : undefined,
@@ -1409,11 +1412,11 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   const label = u.subState === "stop" ? "ExecStop" : u.subState === "stop-post" ? "ExecStopPost" : formatState(u);
   const slow = inState !== null && inState >= STOP_STUCK_AFTER_MS;
   const nextSignal =
-    left === null ? "" : left >= 0 ? `; systemd moves on (SIGTERM) in ${formatDuration(left)}` : `; its timeout passed ${formatDuration(left)} ago`;
+    left === null ? "" : left >= 0 ? `; systemd moves on (SIGTERM) in ${formatDurationWords(left)}` : `; its timeout passed ${formatDurationWords(left)} ago`;
   return {
     severity: slow ? "warning" : "info",
     code: "stopping",
-    headline: `${cause}Stopping: ${label} running for ${formatDuration(inState ?? 0)}${cmd}${nextSignal}.`,
+    headline: `${cause}Stopping: ${label} running for ${formatDurationWords(inState ?? 0)}${cmd}${nextSignal}.`,
     evidence,
     etaMs: left !== null && left >= 0 ? left : undefined,
   };

@@ -2,7 +2,7 @@
  * Small factories for diagnosis facts, used by the tests here and reusable by the panel's tests
  * (realistic shapes of what the agent collects; times relative to a fixed NOW).
  */
-import type { ExecCommand, GpuAttributed, GpuHolder, GpuSample, JournalEntry, ProcessInfo, UnitDetail, UnitStatePair, UnitTransition } from "../agent/types";
+import type { ExecCommand, GpuAttributed, GpuHolder, GpuSample, JournalEntry, ProcessInfo, UnitDetail, UnitStatePair, UnitTransition } from "../contract/types";
 import type { DiagnosisFacts } from "./types";
 
 /** 2025-05-01 03:12:00 UTC — the middle of the night, as incidents go. */

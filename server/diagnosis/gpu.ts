@@ -2,7 +2,7 @@
  * GPU memory contention for a unit: who holds memory on the GPUs it needs, and how fast memory
  * held by exited processes drains (linear fit over recent samples). Pure helpers for diagnose.ts.
  */
-import type { GpuAttributed, GpuSample, HolderKind, ProcState } from "../agent/types";
+import type { GpuAttributed, GpuSample, HolderKind, ProcState } from "../contract/types";
 
 export interface GpuRef {
   uuid: string;

@@ -3,8 +3,8 @@
  * sequence), Restart= cycles, and what systemd and the service wrote to the journal.
  * Pure helpers for diagnose.ts.
  */
-import type { JournalEntry, UnitStatePair, UnitTransition } from "../agent/types";
-import { signalNumber } from "./format";
+import type { JournalEntry, UnitStatePair, UnitTransition } from "../contract/types";
+import { signalNumber } from "../contract/format";
 
 export function samePair(a: UnitStatePair | null, b: UnitStatePair | null): boolean {
   return a !== null && b !== null && a.activeState === b.activeState && a.subState === b.subState;

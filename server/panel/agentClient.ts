@@ -5,7 +5,7 @@
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
 import { EventSource } from "eventsource";
 import type { AgentRouter } from "../agent/router";
-import type { Actor } from "../trpc";
+import type { Actor } from "../contract/actors";
 
 export type AgentClient = TRPCClient<AgentRouter>;
 

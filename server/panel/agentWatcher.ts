@@ -10,7 +10,7 @@
  * id; a new agent boot answers with a snapshot), and a stream that errors is re-opened with
  * backoff. A refused bearer token is logged once, clearly.
  */
-import type { AgentEvent } from "../agent/hub";
+import type { AgentEvent } from "../contract/events";
 import type { AuditStore } from "../auth/audit";
 import type { AgentClient } from "./agentClient";
 import { agentErrorMessage } from "./agentErrors";

@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import type { ProxyAuthConfig } from "../auth/proxy";
-import { isRole } from "../auth/types";
+import { isRole } from "../contract/actors";
 
 export interface PanelConfig {
   agentUrl: string;

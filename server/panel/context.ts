@@ -11,7 +11,8 @@
 import { isIP } from "node:net";
 import { clearSessionCookie } from "../auth/sessions";
 import type { Principal } from "../auth/types";
-import type { Actor, Context } from "../trpc";
+import type { Actor } from "../contract/actors";
+import type { Context } from "../trpc";
 import type { Panel } from "./instance";
 
 export const PEER_HEADER = "x-gpudeck-peer";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAgent, type RunningAgent } from "../agent/main";
-import type { Role } from "../auth/types";
+import type { Role } from "../contract/actors";
 import { loadPanelConfig } from "./config";
 import { trustPeerHeader, PEER_HEADER } from "./context";
 import { createPanel, type CreatePanelOptions, type Panel } from "./instance";

@@ -10,13 +10,14 @@
  */
 import { tracked, TRPCError } from "@trpc/server";
 import { ZodError, z } from "zod";
-import type { AgentEvent } from "../agent/hub";
-import type { JournalEntry, UnitAction } from "../agent/types";
-import { unitNameSchema } from "../agent/unitNames";
+import type { AgentEvent } from "../contract/events";
+import type { JournalEntry, UnitAction } from "../contract/types";
+import { unitNameSchema } from "../contract/unitNames";
 import { can, unitPermissions, type Action } from "../auth/authorize";
 import type { PanelAuth } from "../auth/panelAuth";
 import { AuthError } from "../auth/types";
-import { publicProcedure, router, type Actor } from "../trpc";
+import { publicProcedure, router } from "../trpc";
+import { type Actor } from "../contract/actors";
 import type { AgentClient } from "./agentClient";
 import { toPanelError, type AgentErrorContext } from "./agentErrors";
 import type { PanelContext, PanelRequest } from "./context";

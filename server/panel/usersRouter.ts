@@ -19,9 +19,11 @@ import { z } from "zod";
 import { can } from "../auth/authorize";
 import type { PanelAuth } from "../auth/panelAuth";
 import { passwordProblem } from "../auth/passwords";
-import { AuthError, type AuthErrorCode, type Role, type User } from "../auth/types";
+import { AuthError, type AuthErrorCode, type User } from "../auth/types";
+import { type Role } from "../contract/actors";
 import { unitPatternProblem, usernameProblem } from "../auth/users";
-import { publicProcedure, router, type Actor } from "../trpc";
+import { publicProcedure, router } from "../trpc";
+import { type Actor } from "../contract/actors";
 import type { PanelContext, PanelRequest } from "./context";
 import type { SessionStreams } from "./sessionStreams";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ComputeApp, GpuRawSample, GpuReading, GpuSample, ProcAdapter, ProcState } from "../types";
+import type { ComputeApp, GpuRawSample, GpuReading, GpuSample, ProcState } from "../../contract/types";
+import type { ProcAdapter } from "../adapter";
 import { GpuAttributor } from "./attribution";
 
 const GPU = "GPU-5e1f0c2a-7b3d-4e8f-9a01-000000000001";

@@ -8,7 +8,8 @@
  * as held by that exited process, with since-when and its last known pid/unit/name, until it
  * drains.
  */
-import type { ComputeApp, GpuAttributed, GpuHolder, GpuRawSample, GpuSample, Ms, ProcAdapter, ProcState, ProcessInfo } from "../types";
+import type { ComputeApp, GpuAttributed, GpuHolder, GpuRawSample, GpuSample, Ms, ProcState, ProcessInfo } from "../../contract/types";
+import type { ProcAdapter } from "../adapter";
 
 export interface GpuAttributorOptions {
   /** unexplained memory up to this is noise, not an exited holder (default 16 MiB) */

@@ -7,7 +7,7 @@
  * "no sample" (null), never 0; nothing is quoted, so a process name may contain `, ` and
  * compute-app rows are split from both ends.
  */
-import type { ComputeApp, GpuReading } from "../types";
+import type { ComputeApp, GpuReading } from "../../contract/types";
 
 // ---------------------------------------------------------------------------------------
 // Columns

@@ -2,7 +2,7 @@
  * GPU telemetry for the agent: the nvidia-smi sampler (GpuAdapter), the /proc reader
  * (ProcAdapter), attribution of GPU memory to processes and units, and the live history.
  */
-import type { GpuAdapter } from "../types";
+import type { GpuAdapter } from "../adapter";
 import { NvidiaSmiSampler, type NvidiaSmiAdapterOptions } from "./sampler";
 
 export type { NvidiaSmiAdapterOptions } from "./sampler";

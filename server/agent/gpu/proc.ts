@@ -4,7 +4,8 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { ProcAdapter, ProcState, ProcessInfo } from "../types";
+import type { ProcAdapter } from "../adapter";
+import type { ProcState, ProcessInfo } from "../../contract/types";
 
 /** Linux exposes times in /proc in USER_HZ, which is 100 on every mainstream architecture. */
 const USER_HZ = 100;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_NVIDIA_SMI_PATH, FakeNvidiaSmiStateFile, NVIDIA_SMI_ERRORS, fakeGpu, type FakeNvidiaSmiState } from "@/e2e/fakes/fakeNvidiaSmi";
-import type { BackendStatus, GpuRawSample, GpuReading } from "../types";
+import type { BackendStatus, GpuRawSample, GpuReading } from "../../contract/types";
 import { createNvidiaSmiAdapter } from "./index";
 import { NvidiaSmiSampler, RoundAssembler, type NvidiaSmiAdapterOptions } from "./sampler";
 

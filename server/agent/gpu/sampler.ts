@@ -8,7 +8,8 @@
  */
 import { quietLog, type QuietLog } from "../quietLog";
 import { spawn, type ChildProcess } from "node:child_process";
-import type { BackendStatus, ComputeApp, GpuAdapter, GpuRawSample, GpuReading } from "../types";
+import type { BackendStatus, ComputeApp, GpuRawSample, GpuReading } from "../../contract/types";
+import type { GpuAdapter } from "../adapter";
 import {
   COMPUTE_APP_QUERY_FIELDS,
   GPU_QUERY_FIELDS,

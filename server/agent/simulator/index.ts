@@ -2,7 +2,8 @@
  * The simulated host: systemd, nvidia-smi and /proc behind the same HostAdapter interface as
  * the real ones. Used by `npm run demo` and by tests that need a host without root.
  */
-import type { BackendStatus, GpuAdapter, GpuRawSample, HostAdapter, ProcAdapter } from "../types";
+import type { BackendStatus, GpuRawSample } from "../../contract/types";
+import type { GpuAdapter, HostAdapter, ProcAdapter } from "../adapter";
 import { SimSystemd, type SimTiming } from "./systemd";
 import { demoUnits } from "./units";
 import { SimWorld } from "./world";

@@ -8,16 +8,15 @@ import type {
   BackendStatus,
   ExecCommand,
   JournalEntry,
-  SystemdAdapter,
-  SystemdEvent,
   UnitAction,
   UnitDetail,
   UnitStatePair,
   UnitStateReading,
   UnitSummary,
   UnitTransition,
-} from "../types";
-import { matchesUnitGlobs, unitNameProblem } from "../unitNames";
+} from "../../contract/types";
+import type { SystemdAdapter, SystemdEvent } from "../adapter";
+import { matchesUnitGlobs, unitNameProblem } from "../../contract/unitNames";
 import type { SimUnitSpec } from "./units";
 import type { SimProcess, SimWorld } from "./world";
 

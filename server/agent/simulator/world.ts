@@ -3,7 +3,7 @@
  * Memory of a process that died is released gradually (as a real driver does on a large
  * node), which is what keeps a restarted unit's ExecStartPre waiting in the demo.
  */
-import type { ComputeApp, GpuReading, Ms, ProcState } from "../types";
+import type { ComputeApp, GpuReading, Ms, ProcState } from "../../contract/types";
 
 export interface SimGpu {
   uuid: string;

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SystemdEvent } from "../types";
+import type { SystemdEvent } from "../adapter";
 import { createSystemdAdapter } from "./index";
 
 describe("SystemdAdapter without a bus", () => {

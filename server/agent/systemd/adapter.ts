@@ -19,17 +19,15 @@ import type {
   BackendStatus,
   JobEvent,
   JournalEntry,
-  ProcAdapter,
   ProcessInfo,
-  SystemdAdapter,
-  SystemdEvent,
   UnitAction,
   UnitDetail,
   UnitStateReading,
   UnitSummary,
   UnitTransition,
-} from "../types";
-import { matchesUnitGlobs, unitNameProblem } from "../unitNames";
+} from "../../contract/types";
+import type { ProcAdapter, SystemdAdapter, SystemdEvent } from "../adapter";
+import { matchesUnitGlobs, unitNameProblem } from "../../contract/unitNames";
 import { BusConnection, BusError, SYSTEM_BUS_DEFAULT, type CallRequest, type SignalMessage } from "./bus";
 import { cgroupPids, detectCgroupRoot } from "./cgroups";
 import { jobIdFromPath, jsonSafe, num, parseJobRef, str, unwrapProps, type PlainProps } from "./dbusValues";

@@ -2,7 +2,7 @@
  * Turning D-Bus values as dbus-next delivers them (Variants, BigInts, nested arrays) into
  * plain numbers, strings and our domain types. Pure; no bus access here.
  */
-import type { ExecCommand } from "../types";
+import type { ExecCommand } from "../../contract/types";
 
 /** systemd's USEC_INFINITY (UINT64_MAX) as a JSON-safe number: "no limit". */
 export const USEC_INFINITY = Number.MAX_SAFE_INTEGER;

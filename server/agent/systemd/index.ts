@@ -1,7 +1,7 @@
 /**
  * The real systemd adapter (D-Bus). See adapter.ts for how it works and README-level notes.
  */
-import type { SystemdAdapter } from "../types";
+import type { SystemdAdapter } from "../adapter";
 import { createProcAdapter } from "../gpu/proc";
 import { DbusSystemdAdapter, type SystemdAdapterOptions } from "./adapter";
 

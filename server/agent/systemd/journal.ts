@@ -5,7 +5,7 @@
  * option (and unit-name validation already forbids a leading '-'). Parsing is pure and exported.
  */
 import { spawn } from "node:child_process";
-import type { JournalEntry } from "../types";
+import type { JournalEntry } from "../../contract/types";
 
 /** The most lines one request may ask for (the router allows up to 2000). */
 export const JOURNAL_MAX_LINES = 5000;

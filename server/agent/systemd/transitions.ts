@@ -13,7 +13,7 @@
  *   automatic restart, activating/auto-restart itself, and the restart job's inactive/dead
  *   are tagged `inRestartCycle`, so they are not mistaken for the final result.
  */
-import type { UnitStatePair, UnitTransition } from "../types";
+import type { UnitStatePair, UnitTransition } from "../../contract/types";
 import type { ExitStatusSet } from "./dbusValues";
 import type { UnitSnapshot } from "./unitProps";
 

@@ -2,7 +2,7 @@
  * From systemd's unit properties (org.freedesktop.systemd1.Unit plus the type-specific
  * interface, e.g. .Service, already unwrapped into plain values) to our domain types. Pure.
  */
-import type { ProcessInfo, UnitDetail, UnitStateReading, UnitSummary } from "../types";
+import type { ProcessInfo, UnitDetail, UnitStateReading, UnitSummary } from "../../contract/types";
 import { num, parseExecCommands, parseExitStatusSet, parseJobRef, str, type ExitStatusSet, type PlainProps } from "./dbusValues";
 
 /** What transition logic needs to know about one unit at one moment. */

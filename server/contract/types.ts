@@ -1,6 +1,6 @@
 /**
- * Domain types shared by the agent, the panel and the UI, and the one interface the
- * OS-facing adapters implement (real systemd/nvidia-smi/proc, or the simulator).
+ * The wire contract's domain types: what the agent reports and the panel and the UI show.
+ * Part of the contract (server/contract/): imports nothing else of the project.
  *
  * Times: systemd reports microseconds since the epoch (`...Timestamp` properties). We keep
  * that unit (`Usec`) for anything that comes from systemd so nothing is rounded away, and
@@ -210,66 +210,4 @@ export interface GpuAttributed extends GpuReading {
 export interface GpuSample {
   atMs: Ms;
   gpus: GpuAttributed[];
-}
-
-// ---------------------------------------------------------------------------------------
-// The OS-facing adapter interface. The simulator and the real adapters implement it;
-// nothing above it knows which one it talks to.
-
-export type SystemdEvent =
-  | { type: "transition"; transition: UnitTransition }
-  | { type: "unit"; unit: UnitSummary } // properties changed (job, NRestarts, PIDs ...)
-  | { type: "unit-removed"; name: string }
-  | { type: "job"; job: JobEvent }
-  | { type: "status"; status: BackendStatus };
-
-export interface SystemdAdapter {
-  /** Connect and begin emitting events; resolves once the first full read is done or failed. */
-  start(onEvent: (e: SystemdEvent) => void): Promise<void>;
-  close(): Promise<void>;
-  status(): BackendStatus;
-  /** Units matching the configured globs, as last read. */
-  list(): UnitSummary[];
-  /**
-   * After the agent itself was not running: the transitions from `last` (recorded by an
-   * earlier run) to the unit's current state, rebuilt from systemd's per-state timestamps
-   * (subState "" where a step was not observed). Optional: without it the hub records one
-   * step from `last` to the current state.
-   */
-  transitionsSince?(name: string, last: UnitTransition): UnitTransition[];
-  /** Fresh detail, or null if systemd does not know it (LoadState tells more when it does). */
-  get(name: string): Promise<UnitDetail | null>;
-  /**
-   * Read-only: the current state of units named by an allowed unit's `requires`, whether or not
-   * they match the globs (so a diagnosis can name a failed dependency). In the order of `names`;
-   * invalid names and units it could not read are left out (a unit systemd does not know reads
-   * as loadState "not-found"). Optional: without it there are no dependency facts.
-   */
-  readStates?(names: string[]): Promise<UnitStateReading[]>;
-  /** Queue a job and return at once with systemd's job id. Never waits for the job. */
-  act(name: string, action: UnitAction): Promise<{ jobId: number | null }>;
-  journal(name: string, lines: number): Promise<JournalEntry[]>;
-  /**
-   * Live journal tail; ends when signal aborts. With `afterCursor` (a reconnecting client's last
-   * line) it first sends what was written after that line, so a reconnect loses nothing.
-   */
-  followJournal(name: string, signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
-}
-
-export interface GpuAdapter {
-  start(onSample: (s: GpuRawSample) => void, onStatus: (s: BackendStatus) => void): void;
-  close(): Promise<void>;
-  status(): BackendStatus;
-}
-
-export interface ProcAdapter {
-  /** State, command line and systemd unit of a PID (unit null when outside any unit). */
-  inspect(pid: number): Promise<{ info: ProcessInfo; unit: string | null }>;
-}
-
-export interface HostAdapter {
-  kind: "simulator" | "real";
-  systemd: SystemdAdapter;
-  gpu: GpuAdapter;
-  procs: ProcAdapter;
 }

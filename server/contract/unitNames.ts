@@ -1,6 +1,7 @@
 /**
  * Unit-name validation and the allow-list of unit globs (GPUDECK_UNITS).
- * Every name a caller supplies passes through here before anything touches systemd.
+ * Every name a caller supplies passes through here before anything touches systemd. Part of
+ * the contract: imports nothing else of the project.
  */
 import { z } from "zod";
 
