@@ -1,6 +1,12 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
+// Shell strings are how peers got command injection CVEs: argv arrays only.
+const noShellStrings = [
+  { name: "child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
+  { name: "node:child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
+];
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -9,17 +15,22 @@ const config = [
   },
   {
     rules: {
-      // Shell strings are how peers got command injection CVEs: argv arrays only.
+      "no-restricted-imports": ["error", { paths: noShellStrings }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // The wire contract is the one thing agent, panel and UI all import: it imports nothing of
+    // the project back (only its own files and libraries such as zod).
+    files: ["server/contract/**"],
+    rules: {
       "no-restricted-imports": [
         "error",
         {
-          paths: [
-            { name: "child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
-            { name: "node:child_process", importNames: ["exec", "execSync"], message: "Use execFile/spawn with an argv array." },
-          ],
+          paths: noShellStrings,
+          patterns: [{ group: ["../*", "@/*", "**/server/*"], message: "server/contract imports nothing else of the project (see ARCHITECTURE.md)." }],
         },
       ],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
 ];
