@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HISTORY_DB_FILE, HistoryStore } from "./historyStore";
-import { Hub, type SampleAttributor } from "./hub";
+import { Hub, type SampleAttributor } from "./hub/hub";
 import { type ActionRecord } from "../contract/events";
 import { SampleHistory } from "./sampleHistory";
 import type { GpuRawSample, GpuSample, UnitSummary, UnitTransition } from "../contract/types";

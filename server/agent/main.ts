@@ -6,7 +6,7 @@
 import http from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { ConfigError, loadAgentConfig, type AgentConfig } from "./config";
-import { Hub } from "./hub";
+import { Hub } from "./hub/hub";
 import { createAgentRouter } from "./router";
 import { loadOrCreateToken, bearerMatches } from "./token";
 import type { HostAdapter } from "./adapter";

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCallerFactory, type Context } from "../trpc";
 import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
-import { Hub } from "./hub";
+import { Hub } from "./hub/hub";
 import { type AgentEvent } from "../contract/events";
 import { createAgentRouter } from "./router";
 import { createSimulatedHost } from "./simulator/index";

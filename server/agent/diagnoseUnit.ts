@@ -1,0 +1,32 @@
+/**
+ * "Why won't it start?" on the agent: gather what the hub and systemd know right now into the
+ * engine's facts (fresh unit detail, the last 50 transitions, 60 s of full GPU samples, 50
+ * journal lines, recent jobs) and ask the engine (server/diagnosis, pure).
+ */
+import type { Diagnosis } from "../contract/diagnosis";
+import { readDependencyStates } from "../diagnosis/dependencies";
+import { diagnose } from "../diagnosis/diagnose";
+import type { DiagnosisFacts } from "../diagnosis/types";
+import type { Hub } from "./hub/hub";
+
+export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]): Promise<Diagnosis> {
+  const nowMs = Date.now();
+  const [unit, journal] = await Promise.all([hub.host.systemd.get(name), hub.host.systemd.journal(name, 50).catch(() => [])]);
+  const facts: DiagnosisFacts = {
+    nowMs,
+    unit,
+    requestedName: name,
+    recentTransitions: hub.timeline(name).transitions.slice(-50),
+    gpuNow: hub.gpuNow(),
+    gpuRecent: hub.gpuRecent(nowMs - 60_000),
+    journal,
+    job: unit?.job ?? null,
+    recentJobs: hub.recentJobs(name),
+  };
+  const diagnosis = diagnose(facts);
+  // Only "dependency-failed" uses the required units' state: read it (bus calls, read-only,
+  // also for units outside the allow-list) only then, and let the engine name the failed one.
+  if (diagnosis.code !== "dependency-failed" || !unit) return diagnosis;
+  const dependencies = await readDependencyStates(unit, hub.host.systemd, unitGlobs);
+  return dependencies ? diagnose({ ...facts, dependencies }) : diagnosis;
+}

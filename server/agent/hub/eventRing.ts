@@ -1,0 +1,73 @@
+/**
+ * The agent's numbered event stream: every event gets an id `<bootId>-<seq>` and is kept in a
+ * bounded ring, so a client that reconnects with its last id gets exactly what it missed. An id
+ * from another boot, or one already dropped from the ring, gets no replay (null): the caller
+ * then starts from a snapshot, never from a wrong position.
+ */
+import type { AgentEvent, StoredEvent } from "../../contract/events";
+
+type Listener = (e: StoredEvent) => void;
+
+export class EventRing {
+  private seq = 0;
+  private ring: StoredEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    readonly bootId: string,
+    private readonly capacity = 20_000,
+  ) {}
+
+  emit(event: AgentEvent): StoredEvent {
+    this.seq += 1;
+    const stored = { id: `${this.bootId}-${this.seq}`, event };
+    this.ring.push(stored);
+    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+    for (const l of this.listeners) l(stored);
+    return stored;
+  }
+
+  /** Events after `lastEventId`, or null when that id is from another boot or already dropped. */
+  replayAfter(lastEventId: string | null | undefined): StoredEvent[] | null {
+    if (!lastEventId) return null;
+    const m = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
+    if (!m || m[1] !== this.bootId) return null;
+    const seq = Number(m[2]);
+    if (seq > this.seq) return null;
+    const first = this.ring[0];
+    if (seq === this.seq) return [];
+    if (!first || seqOf(first.id) > seq + 1) return null;
+    return this.ring.filter((e) => seqOf(e.id) > seq);
+  }
+
+  currentEventId(): string {
+    return `${this.bootId}-${this.seq}`;
+  }
+
+  /** Newest first, events that match, at most `limit` (the ring is searched, nothing stored extra). */
+  findRecent(matches: (e: AgentEvent) => boolean, limit: number): AgentEvent[] {
+    const out: AgentEvent[] = [];
+    for (let i = this.ring.length - 1; i >= 0 && out.length < limit; i--) {
+      const e = this.ring[i]!.event;
+      if (matches(e)) out.push(e);
+    }
+    return out;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  clearListeners(): void {
+    this.listeners.clear();
+  }
+}
+
+function seqOf(id: string): number {
+  return Number(id.slice(id.lastIndexOf("-") + 1));
+}

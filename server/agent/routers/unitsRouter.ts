@@ -1,0 +1,76 @@
+/**
+ * `units.*`: the allow-listed units, their detail, timeline, journal and diagnosis, and the
+ * actions. An action queues a systemd job and returns its id at once; it never waits for the
+ * job. Every action, refused ones included, is recorded with who asked and why.
+ */
+import { tracked, TRPCError } from "@trpc/server";
+import { followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
+import type { UnitAction } from "../../contract/types";
+import { linkSignals } from "../../streams/signals";
+import { authedProcedure, router } from "../../trpc";
+import { diagnoseUnit } from "../diagnoseUnit";
+import { allowedUnit, shuttingDown, type AgentServices } from "./services";
+
+export function createUnitsRouter(services: AgentServices) {
+  const { hub, unitGlobs } = services;
+  const allowed = (name: string) => allowedUnit(services, name);
+
+  function act(action: UnitAction) {
+    return authedProcedure.input(unitActionInput).mutation(async ({ input, ctx }) => {
+      const name = allowed(input.name);
+      const base = {
+        unit: name,
+        action,
+        user: ctx.actor.user,
+        role: ctx.actor.role,
+        sourceAddr: ctx.actor.sourceAddr ?? ctx.sourceAddr ?? null,
+        reason: input.reason || null,
+      };
+      if (hub.systemdStatus().state !== "ok") {
+        const message = `systemd is unreachable: ${hub.systemdStatus().message}`;
+        hub.recordAction(base, { error: message });
+        throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message });
+      }
+      try {
+        const { jobId } = await hub.host.systemd.act(name, action);
+        const record = hub.recordAction(base, { jobId });
+        return { jobId, actionId: record.id };
+      } catch (err) {
+        const message = (err as Error).message;
+        hub.recordAction(base, { error: message });
+        throw new TRPCError({ code: "BAD_REQUEST", message });
+      }
+    });
+  }
+
+  return router({
+    list: authedProcedure.query(() => ({ units: hub.units(), systemd: hub.systemdStatus() })),
+    get: authedProcedure.input(unitInput).query(async ({ input }) => {
+      const name = allowed(input.name);
+      const detail = await hub.host.systemd.get(name);
+      if (!detail) throw new TRPCError({ code: "NOT_FOUND", message: `Unit ${name} is not known to systemd on ${hub.hostname}.` });
+      return detail;
+    }),
+    start: act("start"),
+    stop: act("stop"),
+    restart: act("restart"),
+    resetFailed: act("reset-failed"),
+    kill: act("kill"),
+    /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
+    diagnose: authedProcedure.input(unitInput).query(({ input }) => diagnoseUnit(hub, allowed(input.name), unitGlobs)),
+    timeline: authedProcedure.input(timelineInput).query(({ input }) => hub.timeline(allowed(input.name), (input.sinceMs ?? 0) * 1000)),
+    journal: authedProcedure.input(journalInput).query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
+    followJournal: authedProcedure.input(followJournalInput).subscription(async function* ({ input, signal }) {
+      const name = allowed(input.name);
+      const linked = linkSignals(signal, services.shutdown);
+      try {
+        for await (const entry of hub.host.systemd.followJournal(name, linked.signal, { afterCursor: input.lastEventId ?? undefined })) {
+          yield tracked(entry.cursor, entry);
+        }
+      } finally {
+        linked.dispose();
+      }
+      if (services.shutdown.aborted) throw shuttingDown();
+    }),
+  });
+}
