@@ -9,7 +9,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc";
-import type { PanelUser } from "@/server/panel/usersRouter";
+import type { PanelUser } from "@/server/contract/users";
 import { buttonClass, inputClass } from "./shared";
 
 type Role = PanelUser["role"];

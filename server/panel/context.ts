@@ -12,8 +12,8 @@ import { isIP } from "node:net";
 import { clearSessionCookie } from "../auth/sessions";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
-import type { Context } from "../trpc";
-import type { Panel } from "./instance";
+import type { PanelContext, PanelServices } from "./trpc";
+import type { PanelConfig } from "./config";
 
 export const PEER_HEADER = "x-gpudeck-peer";
 const TRUST_KEY = Symbol.for("gpudeck.peerHeaderTrusted");
@@ -31,52 +31,42 @@ export function peerAddress(headers: Headers): string | null {
   return value.length > 0 && value.length <= 64 && isIP(value) !== 0 ? value : null;
 }
 
-/** Per-request state the panel's procedures need beyond the shared `Context`. */
-export interface PanelRequest {
-  sourceAddr: string | null;
-  userAgent: string | null;
-  /** Cookies carry Secure and the `__Host-` prefix. */
-  secure: boolean;
-  /** Response headers of this HTTP request (Set-Cookie, Retry-After). */
-  resHeaders: Headers;
-  /** null in demo mode and when nobody is signed in. */
-  principal: Principal | null;
-  /** The valid session behind `principal` (null for proxy identities and demo). */
-  sessionId: string | null;
-  /** Why the request is not authenticated, as a sentence for the UI; null when it is. */
-  authRefusal: string | null;
-}
-
-export type PanelContext = Context & { panelRequest: PanelRequest };
-
 export const DEMO_ACTOR: Readonly<Actor> = Object.freeze({ user: "demo", role: "admin", unitPatterns: [] });
 
 export function actorOf(principal: Principal, sourceAddr: string | null): Actor {
   return { user: principal.username, role: principal.role, unitPatterns: [...principal.unitPatterns], sourceAddr: sourceAddr ?? undefined };
 }
 
-export function createPanelContext(req: Request, panel: Panel, resHeaders: Headers): PanelContext {
+/** What a request's context is built from. */
+export interface ContextSources {
+  config: Pick<PanelConfig, "demo" | "secureCookies">;
+  services: PanelServices;
+}
+
+export function createPanelContext(req: Request, { config, services }: ContextSources, resHeaders: Headers): PanelContext {
   const sourceAddr = peerAddress(req.headers);
   const base = {
     sourceAddr,
     userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null,
-    secure: panel.config.secureCookies,
+    secure: config.secureCookies,
     resHeaders,
   };
-  if (panel.config.demo) {
+  if (config.demo) {
     return {
       actor: { ...DEMO_ACTOR, unitPatterns: [], sourceAddr: sourceAddr ?? undefined },
       sourceAddr: sourceAddr ?? undefined,
       panelRequest: { ...base, principal: null, sessionId: null, authRefusal: null },
+      services,
     };
   }
-  const who = panel.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: base.secure });
+  const who = services.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: base.secure });
   if (!who.ok) {
     if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
     return {
       actor: null,
       sourceAddr: sourceAddr ?? undefined,
       panelRequest: { ...base, principal: null, sessionId: null, authRefusal: who.message },
+      services,
     };
   }
   return {
@@ -88,5 +78,6 @@ export function createPanelContext(req: Request, panel: Panel, resHeaders: Heade
       sessionId: who.via === "session" ? who.sessionId : null,
       authRefusal: null,
     },
+    services,
   };
 }

@@ -2,23 +2,39 @@
  * The panel's API endpoint (`/api/trpc`) as one function, Request in, Response out: the request
  * guard, a bounded body read, then tRPC's fetch adapter with the panel's context. The Next route
  * handler calls exactly this (through `Panel.handle`), and so do the hostile-input tests.
+ * Refusals are audited once: the `audited` middleware records what reaches a procedure, this
+ * file what tRPC refuses before any procedure runs, and what the request guard refuses.
  */
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import type { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { auditToCsv } from "../auth/audit";
-import { createPanelContext, peerAddress, actorOf, DEMO_ACTOR } from "./context";
-import type { Panel } from "./instance";
+import type { Actor } from "../contract/actors";
+import type { PanelConfig } from "./config";
+import { actorOf, createPanelContext, DEMO_ACTOR, peerAddress } from "./context";
+import { auditActionForPath } from "./refusals";
 import { guardRequest, MAX_BODY_BYTES, readBodyLimited, type GuardResult } from "./requestGuard";
-import { auditActionForPath, auditedErrors, errorDetail } from "./router";
+import { panelRouter } from "./router";
+import { errorDetail, type PanelServices } from "./trpc";
 
-const EARLY_REFUSALS = new Set<TRPCError["code"]>(["PARSE_ERROR", "METHOD_NOT_SUPPORTED", "NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]);
+/** What the endpoint is built from (./instance.ts makes one per process). */
+export interface PanelEndpoint {
+  config: PanelConfig;
+  services: PanelServices;
+}
+
+/** Errors tRPC raises before any procedure (and so before its `audited` middleware) runs. */
+const BEFORE_ANY_PROCEDURE = new Set<TRPCError["code"]>(["PARSE_ERROR", "METHOD_NOT_SUPPORTED", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"]);
+
+const isProcedure = (path: string | undefined): boolean => path !== undefined && Object.hasOwn(panelRouter._def.procedures, path);
+
+/** Procedures whose outermost middleware is `audited`: they record their own refusals. */
+const auditsItself = (path: string | undefined): boolean => path !== undefined && auditActionForPath(path) !== path;
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
-type Refusal = Extract<GuardResult, { ok: false }>;
+export type Refusal = Extract<GuardResult, { ok: false }>;
 
 function procedurePaths(url: URL): string[] {
   const rest = url.pathname.startsWith(`${TRPC_ENDPOINT}/`) ? url.pathname.slice(TRPC_ENDPOINT.length + 1) : "";
@@ -59,24 +75,19 @@ function unitFromQuery(url: URL): string | null {
   }
 }
 
-/** Refused before tRPC: audited with whoever the request's session says it is (if anyone). */
-function auditRefusal(req: Request, panel: Panel, url: URL, refusal: Refusal): void {
+/** Whoever the request's session (or demo mode) says is asking, if anyone; for refusal records. */
+export function requestActor(req: Request, { config, services }: PanelEndpoint): Actor | null {
+  const sourceAddr = peerAddress(req.headers);
+  if (config.demo) return DEMO_ACTOR;
+  const who = services.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: config.secureCookies });
+  return who.ok ? actorOf(who.principal, sourceAddr) : null;
+}
+
+/** Refused before any procedure ran: audited with whoever the request's session says it is (if anyone). */
+export function auditRefusal(req: Request, endpoint: PanelEndpoint, url: URL, refusal: Refusal): void {
   try {
-    const sourceAddr = peerAddress(req.headers);
-    let actor = null;
-    if (panel.config.demo) actor = DEMO_ACTOR;
-    else {
-      const who = panel.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: panel.config.secureCookies });
-      if (who.ok) actor = actorOf(who.principal, sourceAddr);
-    }
-    const key = actor ? `user:${actor.user.toLowerCase()}` : `addr:${sourceAddr ?? "unknown"}`;
-    if (!panel.refusalAudit.allow(key)) return;
     const origin = req.headers.get("origin") ?? req.headers.get("sec-fetch-site");
-    panel.auth.audit.recordAudit({
-      user: actor?.user ?? null,
-      role: actor?.role ?? null,
-      sourceAddr,
-      host: panel.watcher.hostName,
+    endpoint.services.refusals.record({ sourceAddr: peerAddress(req.headers) }, requestActor(req, endpoint), {
       unit: unitFromQuery(url),
       action: procedurePaths(url).map(auditActionForPath).join(","),
       reason: null,
@@ -88,11 +99,11 @@ function auditRefusal(req: Request, panel: Panel, url: URL, refusal: Refusal): v
   }
 }
 
-export async function handlePanelRequest(req: Request, panel: Panel): Promise<Response> {
+export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint): Promise<Response> {
   const url = new URL(req.url);
-  const guard = guardRequest(req, panel.config);
+  const guard = guardRequest(req, endpoint.config);
   if (!guard.ok) {
-    auditRefusal(req, panel, url, guard);
+    auditRefusal(req, endpoint, url, guard);
     return refusalResponse(url, guard);
   }
   let request = req;
@@ -101,7 +112,7 @@ export async function handlePanelRequest(req: Request, panel: Panel): Promise<Re
     const body = await readBodyLimited(req, MAX_BODY_BYTES);
     if (body === null) {
       const refusal: Refusal = { ok: false, status: 413, code: "PAYLOAD_TOO_LARGE", message: `Request body over ${MAX_BODY_BYTES} bytes.` };
-      auditRefusal(req, panel, url, refusal);
+      auditRefusal(req, endpoint, url, refusal);
       return refusalResponse(url, refusal);
     }
     request = new Request(req.url, { method: "POST", headers: req.headers, body: body as Uint8Array<ArrayBuffer>, signal: req.signal });
@@ -109,97 +120,22 @@ export async function handlePanelRequest(req: Request, panel: Panel): Promise<Re
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: request,
-    router: panel.router,
-    createContext: ({ resHeaders }) => createPanelContext(request, panel, resHeaders),
+    router: panelRouter,
+    createContext: ({ resHeaders }) => createPanelContext(request, endpoint, resHeaders),
     // per-user data: never stored by the browser or a proxy
     responseMeta: () => ({ headers: { "Cache-Control": "no-store" } }),
     onError: ({ error, path }) => {
       // Messages only (no inputs, headers or cookies): they can carry passwords and tokens.
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path ?? "?"}: ${error.message}`);
       // Refused before any procedure ran (unparsable body, a mutation sent as GET, an unknown
-      // procedure, input that fails validation): audit attempts to change something.
-      const early = EARLY_REFUSALS.has(error.code) || (error.code === "BAD_REQUEST" && error.cause instanceof ZodError);
-      if (!auditedErrors.has(error) && early && (req.method === "POST" || (path !== undefined && auditActionForPath(path) !== path))) {
-        auditedErrors.add(error);
-        auditRefusal(req, panel, url, { ok: false, status: getHTTPStatusCodeFromError(error), code: "BAD_REQUEST", message: errorDetail(error) });
+      // procedure, input that fails validation): audit attempts to change something. Procedures
+      // that audit themselves already recorded whatever reached them.
+      const reachedProcedure = !BEFORE_ANY_PROCEDURE.has(error.code) && isProcedure(path);
+      if (reachedProcedure && auditsItself(path)) return;
+      const early = !reachedProcedure || (error.code === "BAD_REQUEST" && error.cause instanceof ZodError);
+      if (early && (req.method === "POST" || auditsItself(path))) {
+        auditRefusal(req, endpoint, url, { ok: false, status: getHTTPStatusCodeFromError(error), code: "BAD_REQUEST", message: errorDetail(error) });
       }
-    },
-  });
-}
-
-export const AUDIT_CSV_MAX_ROWS = 50_000;
-
-/** `from`/`to` as epoch ms or anything Date parses (ISO 8601); undefined when absent or bad. */
-function timeParam(value: string | null): number | undefined {
-  if (value === null || value.trim() === "") return undefined;
-  const n = /^\d+$/.test(value.trim()) ? Number(value) : Date.parse(value);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-function textParam(url: URL, name: string, max: number): string | undefined {
-  const v = url.searchParams.get(name)?.trim();
-  return v ? v.slice(0, max) : undefined;
-}
-
-function plainError(status: number, message: string): Response {
-  return new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
-}
-
-/**
- * `GET /api/audit.csv?user=&unit=&action=&outcome=&from=&to=`: the filtered audit log as a CSV
- * download (operators and admins). The export itself is audited.
- */
-export function handleAuditCsvRequest(req: Request, panel: Panel, now = Date.now()): Response {
-  const url = new URL(req.url);
-  if (req.method !== "GET") return plainError(405, "Method not allowed.");
-  const guard = guardRequest(req, panel.config);
-  if (!guard.ok) {
-    auditRefusal(req, panel, url, guard);
-    return plainError(guard.status, guard.message);
-  }
-  const sourceAddr = peerAddress(req.headers);
-  let actor = null;
-  if (panel.config.demo) actor = DEMO_ACTOR;
-  else {
-    const who = panel.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: panel.config.secureCookies });
-    if (!who.ok) return plainError(401, `Not signed in: ${who.message}.`);
-    actor = actorOf(who.principal, sourceAddr);
-  }
-  const decision = panel.auth.can(actor, "audit.view");
-  const filters = {
-    user: textParam(url, "user", 128),
-    unit: textParam(url, "unit", 300),
-    action: textParam(url, "action", 64),
-    outcome: textParam(url, "outcome", 64),
-    from: timeParam(url.searchParams.get("from")),
-    to: timeParam(url.searchParams.get("to")),
-  };
-  const base = { user: actor.user, role: actor.role, sourceAddr, host: null, unit: filters.unit ?? null, action: "audit.export", reason: null };
-  if (!decision.allowed) {
-    if (panel.refusalAudit.allow(`user:${actor.user.toLowerCase()}`)) panel.auth.audit.recordAudit({ ...base, outcome: "refused", detail: decision.reason });
-    return plainError(403, `Not allowed: ${decision.reason}.`);
-  }
-  const rows = [];
-  let before: number | undefined;
-  while (rows.length < AUDIT_CSV_MAX_ROWS) {
-    const page = panel.auth.audit.queryAudit({ ...filters, before, limit: 1000 });
-    rows.push(...page);
-    if (page.length < 1000) break;
-    before = page[page.length - 1]!.id;
-  }
-  panel.auth.audit.recordAudit({ ...base, outcome: "ok", detail: `${rows.length} rows; filters ${JSON.stringify(filters)}` });
-  const stamp = new Date(now)
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z")
-    .replace("T", "-");
-  return new Response(auditToCsv(rows, { bom: true }), {
-    status: 200,
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="gpudeck-audit-${stamp}.csv"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
     },
   });
 }

@@ -9,22 +9,27 @@ import type { Clock } from "../auth/types";
 import { createAgentClient, type AgentClient } from "./agentClient";
 import { AgentWatcher } from "./agentWatcher";
 import { loadPanelConfig, type PanelConfig } from "./config";
-import { handlePanelRequest } from "./handler";
-import { createPanelRouter, RefusalAuditLimiter, type PanelRouter } from "./router";
+import { handleAuditCsvRequest } from "./auditCsv";
+import { handlePanelRequest, type PanelEndpoint } from "./handler";
+import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
+import type { PanelServices } from "./trpc";
 
 export interface Panel {
   config: PanelConfig;
   auth: PanelAuth;
   agent: AgentClient;
-  router: PanelRouter;
   watcher: AgentWatcher;
+  /** What procedures are given (named services; never this whole object). */
+  services: PanelServices;
   streams: SessionStreams;
   refusalAudit: RefusalAuditLimiter;
   /** Aborted on shutdown: open browser streams end with a retryable error. */
   shutdown: AbortController;
   /** The `/api/trpc` endpoint: guard, body limit, tRPC. */
   handle(req: Request): Promise<Response>;
+  /** `/api/audit.csv`. */
+  handleAuditCsv(req: Request): Response;
   /** Housekeeping: audit retention and expired sessions. Returns what was deleted. */
   prune(): { audit: number; sessions: number };
   /** End streams, stop the watcher and timers, close the database. */
@@ -65,30 +70,30 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const watcher = new AgentWatcher({ agent, audit: auth.audit, ...agentErrors, log, clock: options.clock });
   const streams = new SessionStreams(options.streamRecheckMs);
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
-  const router = createPanelRouter({
-    agent,
-    auth,
+  const services: PanelServices = {
     demo: config.demo,
-    shutdown: shutdown.signal,
-    agentHost: () => watcher.host(),
-    knownHost: () => watcher.hostName,
-    finishedOutcome: (host, jobId) => watcher.finishedOutcome(host, jobId),
-    streams,
+    auth,
+    agent,
     agentErrors,
-    refusalAudit,
-  });
+    agentHost: watcher,
+    streams,
+    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => watcher.hostName),
+    shutdown: shutdown.signal,
+  };
+  const endpoint: PanelEndpoint = { config, services };
 
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
   const panel: Panel = {
     config,
     auth,
     agent,
-    router,
     watcher,
+    services,
     streams,
     refusalAudit,
     shutdown,
-    handle: (req) => handlePanelRequest(req, panel),
+    handle: (req) => handlePanelRequest(req, endpoint),
+    handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),
     prune: () => ({ audit: auth.audit.pruneAudit(config.auditRetentionMs), sessions: auth.sessions.pruneExpiredSessions() }),
     close: () => {
       shutdown.abort();

@@ -1,9 +1,8 @@
-import { handleAuditCsvRequest } from "@/server/panel/handler";
 import { getPanel } from "@/server/panel/instance";
 
 export const dynamic = "force-dynamic";
 
-/** The filtered audit log as CSV (operators and admins): see handleAuditCsvRequest. */
+/** The filtered audit log as CSV (operators and admins): see server/panel/auditCsv.ts. */
 export function GET(req: Request): Response {
-  return handleAuditCsvRequest(req, getPanel());
+  return getPanel().handleAuditCsv(req);
 }

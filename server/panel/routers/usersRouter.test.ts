@@ -5,10 +5,10 @@
  * audit log; a reset or a disable ends that user's sessions and live streams at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningAgent } from "../agent/main";
-import type { Panel } from "./instance";
-import { addUser, call, login, openEventStream, PASSWORD, startTestAgent, startTestPanel, type RpcResult, type TestPanel } from "./panelTestHarness";
-import type { PanelUser } from "./usersRouter";
+import type { RunningAgent } from "../../agent/main";
+import type { Panel } from "../instance";
+import { addUser, call, login, openEventStream, PASSWORD, startTestAgent, startTestPanel, type RpcResult, type TestPanel } from "../panelTestHarness";
+import type { PanelUser } from "../../contract/users";
 
 /** the error event that ends a stream, with its data line */
 const ENDED = /event: serialized-error\ndata: [^\n]*\n/;

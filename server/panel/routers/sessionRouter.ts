@@ -1,0 +1,95 @@
+/**
+ * `session.*`: who am I, sign in, sign out, change my password. `me`, `login` and `logout` are
+ * public; a browser signing in again drops its previous session rather than leaving it valid.
+ */
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { AuthError } from "../../auth/types";
+import type { Actor } from "../../contract/actors";
+import { router } from "../../trpc";
+import { panelProcedure, signedInProcedure } from "../trpc";
+
+const usernameInput = z.string().max(256);
+const passwordInput = z.string().max(2048);
+
+export const publicUser = (p: { username: string; role: string; unitPatterns: readonly string[] }, via: string) => ({
+  name: p.username,
+  role: p.role as Actor["role"],
+  unitPatterns: [...p.unitPatterns],
+  via,
+});
+
+export const sessionRouter = router({
+  /** Who am I? Public: null user when signed out, with why and whether first-run setup is pending. */
+  me: panelProcedure.query(({ ctx }) => {
+    const { panelRequest: req, services } = ctx;
+    if (services.demo)
+      return { user: publicUser({ username: "demo", role: "admin", unitPatterns: [] }, "demo"), demo: true, setupPending: false, signedOutReason: null };
+    if (!ctx.actor || !req.principal) {
+      const setupPending = services.auth.users.setupPending() || services.auth.users.countActiveAdmins() === 0;
+      return { user: null, demo: false, setupPending, signedOutReason: req.authRefusal };
+    }
+    return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null };
+  }),
+
+  login: panelProcedure.input(z.object({ username: usernameInput, password: passwordInput }).strict()).mutation(async ({ input, ctx }) => {
+    const { panelRequest: req, services } = ctx;
+    if (services.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
+    const result = await services.auth.login({ ...input, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+    if (!result.ok) {
+      if (result.reason === "rate-limited") {
+        const seconds = Math.max(1, Math.ceil((result.retryAfterMs ?? 60_000) / 1000));
+        req.resHeaders.set("Retry-After", String(seconds));
+        throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `${result.message[0]!.toUpperCase()}${result.message.slice(1)}.` });
+      }
+      throw new TRPCError({ code: "UNAUTHORIZED", message: "Invalid username or password." });
+    }
+    if (req.sessionId) services.auth.sessions.endSession(req.sessionId);
+    req.resHeaders.append("Set-Cookie", result.setCookie);
+    return { user: publicUser(result.user, "session") };
+  }),
+
+  logout: panelProcedure.mutation(({ ctx }) => {
+    const { panelRequest: req, services } = ctx;
+    if (services.demo) return { ended: false };
+    const { ended, setCookie } = services.auth.logout({ sessionId: req.sessionId, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+    req.resHeaders.append("Set-Cookie", setCookie);
+    services.streams.changed();
+    return { ended };
+  }),
+
+  changePassword: signedInProcedure
+    .input(z.object({ currentPassword: passwordInput, newPassword: passwordInput }).strict())
+    .mutation(async ({ input, ctx }) => {
+      const { panelRequest: req, services } = ctx;
+      const principal = req.principal;
+      if (services.demo || !principal || principal.userId === null || !req.sessionId) {
+        throw new TRPCError({ code: "BAD_REQUEST", message: "This identity has no panel password to change (demo mode or reverse-proxy sign-in)." });
+      }
+      // The current password is a credential: guessing it is throttled like sign-in.
+      const attempt = services.auth.limiter.attempt(principal.username, req.sourceAddr);
+      if (!attempt.allowed) {
+        throw new TRPCError({
+          code: "TOO_MANY_REQUESTS",
+          message: `Too many wrong passwords; try again in ${Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))} min.`,
+        });
+      }
+      try {
+        const result = await services.auth.changeOwnPassword({
+          userId: principal.userId,
+          currentPassword: input.currentPassword,
+          newPassword: input.newPassword,
+          secure: req.secure,
+          sourceAddr: req.sourceAddr,
+          userAgent: req.userAgent,
+        });
+        attempt.succeeded();
+        req.resHeaders.append("Set-Cookie", result.setCookie);
+        services.streams.changed(); // other browsers' streams end now
+        return { ok: true as const };
+      } catch (err) {
+        if (err instanceof AuthError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message });
+        throw err;
+      }
+    }),
+});

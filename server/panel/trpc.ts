@@ -1,0 +1,175 @@
+/**
+ * The panel's tRPC core, in three parts (model: create-t3-app's `server/api/trpc.ts`):
+ * 1. the context: the named services a procedure may use, and who is asking from where;
+ * 2. the procedures every router builds on: `panelProcedure` (any caller), `signedInProcedure`,
+ *    and `audited(…)`, the one middleware that writes a refused call to the audit log, once;
+ * 3. helpers for procedures: calling the agent, and live streams bound to the caller's session.
+ * Routers (./routers/, one file per area) import only this file and the services' types; the root
+ * router (./router.ts) only merges them.
+ */
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import type { PanelAuth } from "../auth/panelAuth";
+import type { Principal } from "../auth/types";
+import type { Actor } from "../contract/actors";
+import { zodIssuesMessage } from "../contract/errors";
+import { linkSignals } from "../streams/signals";
+import { publicProcedure, type Context } from "../trpc";
+import type { AgentClient } from "./agentClient";
+import { toPanelError, type AgentErrorContext } from "./agentErrors";
+import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
+import type { SessionStreams } from "./sessionStreams";
+
+// --- 1. Context -----------------------------------------------------------------------
+
+/** Per-request state beyond who is asking. */
+export interface PanelRequest {
+  sourceAddr: string | null;
+  userAgent: string | null;
+  /** Cookies carry Secure and the `__Host-` prefix. */
+  secure: boolean;
+  /** Response headers of this HTTP request (Set-Cookie, Retry-After). */
+  resHeaders: Headers;
+  /** null in demo mode and when nobody is signed in. */
+  principal: Principal | null;
+  /** The valid session behind `principal` (null for proxy identities and demo). */
+  sessionId: string | null;
+  /** Why the request is not authenticated, as a sentence for the UI; null when it is. */
+  authRefusal: string | null;
+}
+
+/** What the panel knows of its agent's host beyond the client (learned from its event stream). */
+export interface AgentHostInfo {
+  /** The agent's host name: from the stream, else asked once. */
+  host(): Promise<string>;
+  /** Best current guess without asking the agent (for refusal records); null before first contact. */
+  readonly hostName: string | null;
+  /** Result of a job that already ended, if the panel saw it. */
+  finishedOutcome(host: string, jobId: number): string | undefined;
+}
+
+/** The services a procedure may use; built once per panel process (./instance.ts). */
+export interface PanelServices {
+  /** Demo mode: no sign-in, everyone is the demo admin. */
+  demo: boolean;
+  auth: PanelAuth;
+  agent: AgentClient;
+  agentErrors: AgentErrorContext;
+  agentHost: AgentHostInfo;
+  streams: SessionStreams;
+  refusals: RefusalRecorder;
+  /** Aborted on shutdown: open browser streams end with a retryable error. */
+  shutdown: AbortSignal;
+}
+
+export type PanelContext = Context & { panelRequest: PanelRequest; services: PanelServices };
+
+// --- 2. Procedures --------------------------------------------------------------------
+
+/** Any caller, signed in or not, with the panel's context typed. */
+export const panelProcedure = publicProcedure.use(({ ctx, next }) => {
+  const { panelRequest, services } = ctx as Partial<PanelContext>;
+  if (!panelRequest || !services) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "panel context missing" });
+  return next({ ctx: { panelRequest, services } });
+});
+
+export function notSignedIn(req: PanelRequest): TRPCError {
+  return new TRPCError({ code: "UNAUTHORIZED", message: `Not signed in: ${req.authRefusal ?? "sign in first"}.` });
+}
+
+/** A signed-in caller (or demo mode's demo admin). */
+export const signedInProcedure = panelProcedure.use(({ ctx, next }) => {
+  if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+  return next({ ctx: { actor: ctx.actor } });
+});
+
+/** What an audit row of a refused call says; derived from the raw input as sent (never trusted, never a password). */
+export interface AuditedCall {
+  action: string;
+  unit?: string | null;
+  reason?: string | null;
+  /** Put before the error text in `detail` (e.g. "user=alice: "). */
+  detailPrefix?: string;
+  /** undefined = the host the panel knows best right now */
+  host?: string | null;
+}
+
+/** A sentence for the audit log from any error (zod issues flattened as the error formatter does). */
+export function errorDetail(error: TRPCError): string {
+  return error.cause instanceof ZodError ? zodIssuesMessage(error.cause) : error.message;
+}
+
+/**
+ * Outermost middleware of every mutation that changes something: whatever refuses the call below
+ * it (no session, input that fails validation, no permission, the action guard, the agent) is
+ * written to the audit log here, exactly once. A procedure that writes its own row for the call
+ * (an action that reached the agent) sets `ctx.audit.recorded`, and nothing more is written.
+ */
+export function audited(describe: (raw: Record<string, unknown>) => AuditedCall) {
+  return panelProcedure.use(async ({ ctx, next, getRawInput }) => {
+    const audit = { recorded: false };
+    const result = await next({ ctx: { audit } });
+    if (!result.ok && !audit.recorded) {
+      const rawInput: unknown = await getRawInput().catch(() => undefined);
+      const raw = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
+      const call = describe(raw);
+      ctx.services.refusals.record(ctx.panelRequest, ctx.actor, {
+        action: call.action,
+        unit: call.unit ?? null,
+        reason: call.reason ?? null,
+        outcome: REFUSAL_CODES.has(result.error.code) ? "refused" : "error",
+        detail: `${call.detailPrefix ?? ""}${errorDetail(result.error)}`,
+        host: call.host,
+      });
+    }
+    return result;
+  });
+}
+
+// --- 3. Helpers -----------------------------------------------------------------------
+
+/** Call the agent; its failures become errors people can act on (which agent, what to check). */
+export async function callAgent<T>(services: PanelServices, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toPanelError(err, services.agentErrors);
+  }
+}
+
+/** The acting user, forwarded to the agent with a call. */
+export const asActor = (actor: Actor) => ({ context: { actor } });
+
+export interface SessionBoundStream {
+  signal: AbortSignal;
+  /** Throws the error the browser should get when the stream ended for the session or a shutdown. */
+  throwIfEnded(): void;
+  dispose(): void;
+}
+
+/**
+ * A browser stream bound to the caller's session: it ends (UNAUTHORIZED) when the session ends,
+ * and with a retryable error when the panel shuts down.
+ */
+export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: PanelServices }, signal: AbortSignal | undefined): SessionBoundStream {
+  const { services, panelRequest: req } = ctx;
+  const stillValid = (): boolean => {
+    if (services.demo) return true;
+    if (req.sessionId) return services.auth.sessions.validateSession(req.sessionId).ok;
+    if (req.principal?.via === "proxy") return !(services.auth.users.getUser(req.principal.username)?.disabled ?? false);
+    return false;
+  };
+  const base = linkSignals(signal, services.shutdown);
+  const bound = services.streams.bind(base.signal, stillValid);
+  return {
+    signal: bound.signal,
+    throwIfEnded() {
+      if (bound.ended()) throw new TRPCError({ code: "UNAUTHORIZED", message: "Your session has ended; sign in again." });
+      if (services.shutdown.aborted) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "panel is restarting" });
+    },
+    dispose() {
+      bound.dispose();
+      base.dispose();
+    },
+  };
+}
