@@ -24,14 +24,12 @@
  * (named, from facts.dependencies, when the agent read them);
  * stop stuck in stop-sigterm; healthy; plus stopped, queued, plain start-pre and unknown states.
  */
-import type { JournalEntry, UnitDetail, UnitStatePair, UnitTransition } from "../contract/types";
+import type { JournalEntry, UnitDetail } from "../contract/types";
 import type { DependencyState, DiagnosisFacts } from "./types";
 import type { Diagnosis, Evidence, NextStep } from "../contract/diagnosis";
 import {
   CLD_DUMPED,
-  CLD_EXITED,
   CLD_KILLED,
-  exitStatusHint,
   formatClock,
   formatCmdline,
   formatDurationWords,
@@ -43,38 +41,33 @@ import {
   formatUsecSetting,
   isInfiniteUsec,
   plural,
-  signalName,
   truncate,
 } from "../contract/format";
+import { buildContext, msToUsec, sinceState, usecToMs, type DiagnosisContext } from "./context";
+import { ago, capitalize, LOG_LINES, logEvidence, quote, restartCountEvidence, stateEvidence } from "./evidence";
 import {
-  analyseContention,
   DRAIN_TEARDOWN_GRACE_MS,
   estimateDrain,
   gpusHeldBy,
-  gpusSelectedByNvidiaSmi,
   MIN_CONTENTION_MIB,
   type DrainEstimate,
   type GpuContention,
   type GpuRef,
   type HolderGroup,
 } from "./gpu";
-import {
-  autoRestarts,
-  findProcessExit,
-  lastDependencyFailure,
-  lastFailurePoint,
-  lastOutputLines,
-  lastTransitionInto,
-  managerComplaints,
-  samePair,
-  startLimitLine,
-  type FailurePoint,
-} from "./history";
+import { allGpus, describeGpuSet, gpuContention, gpuSampleEvidence, holderEvidence, holderPhrase, memoryEvidence, pidList, sumMiB } from "./gpuEvidence";
+import { findProcessExit, lastDependencyFailure, lastTransitionInto, managerComplaints, samePair, startLimitLine } from "./history";
+import { cldName, exitPhraseOf, failedWhen, finalFailureDiagnosis, kindOfPhase, lastFailure, type Failure } from "./lastFailure";
+import { controlCommand, pollsNvidiaSmi, processCommandText } from "./processes";
+import { allRestarts, restartHistory, restartPolicyEvidence, restartsPhrase, restartWouldApply } from "./restarts";
+import { hasTimeout, startDeadlineMs, timeoutClause, timeoutStartEvidence } from "./startDeadline";
 
 export { gpusUsedByUnit } from "./gpu";
 export { DIAGNOSIS_CODES } from "../contract/diagnosis";
 export type { DependencyState, DiagnosisFacts } from "./types";
 export type { Diagnosis, DiagnosisCode, DiagnosisSeverity, Evidence, NextStep } from "../contract/diagnosis";
+export { GPU_SAMPLE_STALE_MS } from "./gpuEvidence";
+export { execArgv } from "./processes";
 
 /** A main process that dies within this long after becoming active "exited soon after start". */
 export const SOON_AFTER_ACTIVE_MS = 60_000;
@@ -82,34 +75,13 @@ export const SOON_AFTER_ACTIVE_MS = 60_000;
 export const STOP_STUCK_AFTER_MS = 5_000;
 /** Automatic restarts within this window make a running unit "flapping". */
 export const FLAPPING_WINDOW_MS = 10 * 60_000;
-/** GPU data older than this is shown with its age. */
-export const GPU_SAMPLE_STALE_MS = 5_000;
-const LOG_LINES = 3;
 
-interface Ctx {
-  facts: DiagnosisFacts;
-  unit: UnitDetail;
-  name: string;
-  now: number;
-  /** Only this unit's transitions, oldest → newest. */
-  transitions: UnitTransition[];
-}
-
-const usecToMs = (usec: number): number | null => (Number.isFinite(usec) && usec > 0 ? usec / 1000 : null);
-const msToUsec = (ms: number): number => ms * 1000;
-const quote = (text: string): string => `\`${text}\``;
-const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+type Ctx = DiagnosisContext;
 
 export function diagnose(facts: DiagnosisFacts): Diagnosis {
   const unit = facts.unit;
   if (unit === null) return notFound(facts.requestedName, null, facts.journal);
-  const ctx: Ctx = {
-    facts,
-    unit,
-    name: unit.name || facts.requestedName,
-    now: facts.nowMs,
-    transitions: facts.recentTransitions.filter((t) => t.unit === "" || t.unit === (unit.name || facts.requestedName)),
-  };
+  const ctx = buildContext(facts, unit);
 
   const load = diagnoseLoadState(ctx);
   if (load) return load;
@@ -138,188 +110,6 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       return unknownState(ctx);
   }
 }
-
-// ---------------------------------------------------------------------------------------
-// Shared bits
-
-/** When the unit entered its current state, in ms; null = unknown. */
-function stateEnteredMs(ctx: Ctx): number | null {
-  const fromUnit = usecToMs(ctx.unit.stateChangeUsec);
-  if (fromUnit !== null) return fromUnit;
-  const t = lastTransitionInto(ctx.transitions, (to) => samePair(to, ctx.unit));
-  return t ? usecToMs(t.atUsec) : null;
-}
-
-function sinceState(ctx: Ctx): number {
-  const entered = stateEnteredMs(ctx);
-  return entered === null ? 0 : Math.max(0, ctx.now - entered);
-}
-
-function ago(ctx: Ctx, atMs: number): string {
-  return `${formatDurationWords(ctx.now - atMs)} ago`;
-}
-
-function stateEvidence(ctx: Ctx): Evidence {
-  const entered = stateEnteredMs(ctx);
-  return {
-    label: "State",
-    value:
-      entered === null ? formatState(ctx.unit) : `${formatState(ctx.unit)} for ${formatDurationWords(ctx.now - entered)} (since ${formatTimestamp(entered)})`,
-    source: "systemd",
-  };
-}
-
-function logEvidence(entries: readonly JournalEntry[]): Evidence[] {
-  return entries.map((e) => ({
-    label: `Log ${formatClock(e.atUsec / 1000)}${e.pid !== null && e.pid !== 1 ? ` [${e.pid}]` : ""}`,
-    value: truncate(e.message, 240),
-    source: "journal" as const,
-  }));
-}
-
-function restartCountEvidence(ctx: Ctx): Evidence[] {
-  return ctx.unit.nRestarts > 0 ? [{ label: "NRestarts", value: String(ctx.unit.nRestarts), source: "systemd" }] : [];
-}
-
-function hasTimeout(usec: number): boolean {
-  return !isInfiniteUsec(usec);
-}
-
-/**
- * When the start times out. systemd re-arms the start timer each time it spawns a start command
- * (service_spawn), so with several ExecStartPre= lines the budget restarts per command: the
- * deadline counts from the later of entering the phase and the current control process's start.
- */
-function startDeadlineMs(ctx: Ctx): number | null {
-  const u = ctx.unit;
-  if (!hasTimeout(u.timeoutStartUsec)) return null;
-  const entered = stateEnteredMs(ctx);
-  const controlStart = u.controlProcess?.startedAtMs;
-  const armed =
-    entered !== null && controlStart !== undefined && controlStart <= ctx.now
-      ? Math.max(entered, controlStart)
-      : (entered ?? (controlStart !== undefined && controlStart <= ctx.now ? controlStart : null));
-  return armed === null ? null : armed + u.timeoutStartUsec / 1000;
-}
-
-function timeoutStartEvidence(ctx: Ctx, deadline: number | null): Evidence {
-  const setting = formatUsecSetting(ctx.unit.timeoutStartUsec);
-  if (deadline === null) {
-    return { label: "TimeoutStartSec", value: hasTimeout(ctx.unit.timeoutStartUsec) ? `${setting} (start time unknown)` : setting, source: "systemd" };
-  }
-  const left = deadline - ctx.now;
-  return {
-    label: "TimeoutStartSec",
-    value: left >= 0 ? `${setting}; ${formatDurationWords(left)} left (at ${formatClock(deadline)})` : `${setting}; passed ${formatDurationWords(left)} ago`,
-    source: "systemd",
-  };
-}
-
-/**
- * A process's command line, or null while it is a child systemd has forked but not yet exec'd:
- * /proc then shows systemd's own argv (`/lib/systemd/systemd --system …`), or that argv area
- * rewritten to "(sleep)" and padded with empty strings (both seen on systemd 252).
- */
-export function execArgv(cmdline: readonly string[]): string[] | null {
-  let end = cmdline.length;
-  while (end > 0 && cmdline[end - 1] === "") end--;
-  if (end === 0) return null;
-  if (end === 1 && /^\(.+\)$/.test(cmdline[0])) return null;
-  // Even earlier, right after the fork, it still shows PID 1's own command line.
-  if (/(^|\/)(systemd|init)$/.test(cmdline[0])) return null;
-  return cmdline.slice(0, end);
-}
-
-/** For evidence: the command line, or what is known while systemd is still spawning it. */
-function processCommandText(cmdline: readonly string[], max: number): string {
-  const argv = execArgv(cmdline);
-  if (argv) return formatCmdline(argv, max);
-  return cmdline[0] ? `${cmdline[0]} (being spawned by systemd)` : "command line unknown";
-}
-
-/** The command a control process runs, from /proc, else from the unit's single ExecStartPre. */
-function controlCommand(ctx: Ctx): { argv: string[] | null; fromProc: boolean; pid: number; startedAtMs: number | null } {
-  const u = ctx.unit;
-  const proc = u.controlProcess;
-  const argv = proc ? execArgv(proc.cmdline) : null;
-  if (proc && argv) return { argv, fromProc: true, pid: proc.pid, startedAtMs: proc.startedAtMs ?? null };
-  const fallback = u.subState === "start-pre" && u.execStartPre.length === 1 ? u.execStartPre[0].argv : null;
-  return { argv: fallback, fromProc: false, pid: proc?.pid ?? u.controlPid, startedAtMs: proc?.startedAtMs ?? null };
-}
-
-/** Whether what runs now (control process, its children, the ExecStartPre lines) polls nvidia-smi. */
-function pollsNvidiaSmi(ctx: Ctx, argv: readonly string[] | null): boolean {
-  const mentions = (args: readonly string[]) => args.some((a) => a.includes("nvidia-smi"));
-  if (argv && mentions(argv)) return true;
-  if (ctx.unit.processes.some((p) => p.pid !== ctx.unit.mainPid && mentions(p.cmdline))) return true;
-  // Without a command line from /proc, fall back to the ExecStartPre definitions.
-  if (!argv && ctx.unit.execStartPre.some((c) => mentions([c.path, ...c.argv]))) return true;
-  return false;
-}
-
-/**
- * GPU memory held on the GPUs the unit waits for: facts.unitGpus when given, else the GPUs its
- * ExecStartPre selects with `nvidia-smi -i` (from the command lines themselves, which are stable,
- * not from a caught nvidia-smi child), else the ones it used last time, else all.
- */
-function gpuContention(ctx: Ctx, controlArgv: readonly string[] | null = null): GpuContention | null {
-  const sample = ctx.facts.gpuNow;
-  if (!sample || sample.gpus.length === 0) return null;
-  // The unit's processes are read at diagnosis time, the sample up to one interval earlier.
-  const pids = ctx.unit.processes.length > 0 ? new Set(ctx.unit.processes.map((p) => p.pid)) : undefined;
-  const texts = [...(controlArgv ? [controlArgv.join(" ")] : []), ...ctx.unit.execStartPre.map((c) => c.argv.join(" "))];
-  const polled = gpusSelectedByNvidiaSmi(texts, sample);
-  return analyseContention(ctx.name, sample, ctx.facts.gpuRecent, ctx.facts.unitGpus, pids, polled);
-}
-
-function gpuSampleEvidence(ctx: Ctx): Evidence[] {
-  const sample = ctx.facts.gpuNow;
-  if (!sample) return [{ label: "GPU data", value: "none: nvidia-smi gave no sample", source: "nvidia-smi" }];
-  const age = ctx.now - sample.atMs;
-  return age > GPU_SAMPLE_STALE_MS ? [{ label: "GPU data", value: `last sample ${formatDurationWords(age)} old`, source: "nvidia-smi" }] : [];
-}
-
-function describeGpuSet(c: GpuContention): string {
-  const origin =
-    c.gpuSource === "given"
-      ? "the unit's GPUs"
-      : c.gpuSource === "polled"
-        ? "the GPUs its ExecStartPre queries (nvidia-smi -i)"
-        : c.gpuSource === "history"
-          ? "used by this unit last time it ran"
-          : "all GPUs (the unit's own are not known)";
-  const missing = c.missing.length > 0 ? `; ${plural(c.missing.length, "GPU")} not in the sample` : "";
-  return `${formatGpus(c.gpus)} — ${origin}${missing}`;
-}
-
-function memoryEvidence(c: GpuContention): Evidence {
-  const used = c.usedMiB !== null ? formatMiBRounded(c.usedMiB) : "unknown (memory.used N/A)";
-  const total = c.totalMiB !== null ? ` of ${formatMiBRounded(c.totalMiB)}` : "";
-  return { label: "GPU memory used", value: `${used}${total} on ${formatGpus(c.gpus)}`, source: "nvidia-smi" };
-}
-
-function holderEvidence(ctx: Ctx, group: HolderGroup): Evidence {
-  const cmd = group.cmdline.length > 0 ? formatCmdline(group.cmdline, 100) : group.processName || "?";
-  const where = group.kind === "outside" ? "outside any unit" : (group.unit ?? "unit unknown");
-  const parts = [`${formatMiBRounded(group.mib)} on ${formatGpus(group.gpus)}`, where, cmd];
-  if (group.kind === "exited") {
-    if (group.exitedAtMs !== undefined) parts.push(`last seen alive ${ago(ctx, group.exitedAtMs)}`);
-    if (group.state !== "gone") parts.push(`process state: ${group.state}`);
-  }
-  const label = group.kind === "exited" ? `Exited PID ${group.pid}` : group.kind === "outside" ? `PID ${group.pid} (no unit)` : `PID ${group.pid}`;
-  return { label, value: parts.join(" · "), source: group.kind === "exited" ? "gpudeck" : "proc" };
-}
-
-function pidList(pids: readonly number[], max = 3): string {
-  const shown = pids.slice(0, max).join(", ");
-  return pids.length > max ? `${shown} +${pids.length - max}` : shown;
-}
-
-function allGpus(groups: readonly HolderGroup[]): GpuRef[] {
-  return groups.flatMap((g) => g.gpus);
-}
-
-const sumMiB = (groups: readonly HolderGroup[]) => groups.reduce((s, g) => s + g.mib, 0);
 
 // ---------------------------------------------------------------------------------------
 // Load state (case 8)
@@ -393,157 +183,7 @@ function diagnoseLoadState(ctx: Ctx): Diagnosis | null {
 }
 
 // ---------------------------------------------------------------------------------------
-// Failures (cases 4, 5, 7) — what failed, in which phase, with which exit
-
-type FailureKind = "condition" | "start-pre" | "start" | "start-post" | "running" | "stop" | "unknown";
-
-interface Failure {
-  kind: FailureKind;
-  result: string;
-  atMs: number | null;
-  /** "exited with code 1 (generic failure)", "was killed by SIGKILL"; null = not known */
-  exitPhrase: string | null;
-  exitStatus: number | null;
-  /** How long the main process ran after the unit became active (kind running). */
-  ranForMs: number | null;
-  /** A lower-case phrase: "ExecStartPre `x` exited with code 1". */
-  summary: string;
-  evidence: Evidence[];
-}
-
-function kindOfPhase(phase: UnitStatePair | null): FailureKind {
-  if (phase === null) return "unknown";
-  if (phase.activeState === "activating") {
-    if (phase.subState === "start-pre") return "start-pre";
-    if (phase.subState === "start") return "start";
-    if (phase.subState === "start-post") return "start-post";
-    if (phase.subState === "condition") return "condition";
-    return "unknown";
-  }
-  if (phase.activeState === "active" || phase.activeState === "reloading") return "running";
-  if (phase.activeState === "deactivating") return "stop";
-  return "unknown";
-}
-
-/** Without transitions, guess the phase from the unit's own timestamps. */
-function kindFromTimestamps(u: UnitDetail): FailureKind {
-  const inactiveExit = usecToMs(u.timestamps.inactiveExitUsec);
-  const mainStart = usecToMs(u.execMainStartUsec);
-  const activeEnter = usecToMs(u.timestamps.activeEnterUsec);
-  if (mainStart !== null && (inactiveExit === null || mainStart >= inactiveExit)) {
-    return activeEnter !== null && (inactiveExit === null || activeEnter >= inactiveExit) ? "running" : "start";
-  }
-  if (u.execStartPre.length > 0) return "start-pre";
-  return "unknown";
-}
-
-function exitPhraseOf(code: "exited" | "killed" | "dumped", status: number): string {
-  if (code === "exited") {
-    const hint = exitStatusHint(status);
-    return `exited with code ${status}${hint ? ` (${hint})` : ""}`;
-  }
-  if (code === "killed") return `was killed by ${signalName(status)}`;
-  return `dumped core (${signalName(status)})`;
-}
-
-function cldName(code: number): "exited" | "killed" | "dumped" | null {
-  return code === CLD_EXITED ? "exited" : code === CLD_KILLED ? "killed" : code === CLD_DUMPED ? "dumped" : null;
-}
-
-function describeFailure(ctx: Ctx, point: FailurePoint | null): Failure {
-  const u = ctx.unit;
-  const journal = ctx.facts.journal;
-  // a first observation (agent started after the failure) has no phase: read it from the timestamps
-  const kind = point?.phase ? kindOfPhase(point.phase) : kindFromTimestamps(u);
-  const atMs = point ? usecToMs(point.failed.atUsec) : u.activeState === "failed" ? stateEnteredMs(ctx) : null;
-  const result = point && point.failed.result ? point.failed.result : u.result;
-  const evidence: Evidence[] = [];
-  const fromUsec = point?.phaseEnteredUsec ?? null;
-  const toUsec = point ? point.failed.atUsec + 1_000_000 : null;
-
-  let exitPhrase: string | null = null;
-  let exitStatus: number | null = null;
-  if (kind === "start" || kind === "running" || (kind === "unknown" && u.execMainExitUsec > 0)) {
-    const code = cldName(u.execMainCode);
-    const exitedInAttempt =
-      u.execMainExitUsec > 0 && (fromUsec === null || u.execMainExitUsec >= fromUsec) && (toUsec === null || u.execMainExitUsec <= toUsec);
-    if (code && exitedInAttempt) {
-      exitPhrase = exitPhraseOf(code, u.execMainStatus);
-      exitStatus = u.execMainStatus;
-      evidence.push({
-        label: "Main process",
-        value: `${exitPhrase} at ${formatClock(u.execMainExitUsec / 1000)} (ExecMainCode=${u.execMainCode}, ExecMainStatus=${u.execMainStatus})`,
-        source: "systemd",
-      });
-    } else {
-      const line = findProcessExit(journal, "main", fromUsec, toUsec);
-      if (line) {
-        exitPhrase = exitPhraseOf(line.code, line.status);
-        exitStatus = line.status;
-        evidence.push(...logEvidence([{ cursor: "", atUsec: line.atUsec, unit: ctx.name, priority: 6, pid: 1, message: line.message }]));
-      }
-    }
-  } else if (kind !== "unknown") {
-    const line = findProcessExit(journal, "control", fromUsec, toUsec);
-    if (line) {
-      exitPhrase = exitPhraseOf(line.code, line.status);
-      exitStatus = line.status;
-      evidence.push(...logEvidence([{ cursor: "", atUsec: line.atUsec, unit: ctx.name, priority: 6, pid: 1, message: line.message }]));
-    }
-  }
-
-  // Which command: the unit file's lines for the phase.
-  let what: string;
-  if (kind === "start-pre") {
-    const cmds = u.execStartPre;
-    if (cmds.length === 1) what = `ExecStartPre ${quote(formatCmdline(cmds[0].argv, 120))}`;
-    else if (cmds.length > 1) {
-      what = `one of the ${cmds.length} ExecStartPre commands`;
-      cmds.forEach((c, i) => evidence.push({ label: `ExecStartPre #${i + 1}`, value: formatCmdline(c.argv, 160), source: "systemd" }));
-    } else what = "ExecStartPre";
-  } else if (kind === "condition") what = "ExecCondition";
-  else if (kind === "start") what = u.execStart.length > 0 ? `ExecStart ${quote(formatCmdline(u.execStart[0].argv, 120))}` : "ExecStart";
-  else if (kind === "start-post") what = "ExecStartPost";
-  else if (kind === "running") what = "the main process";
-  else if (kind === "stop") what = "a stop command";
-  else what = "it";
-  if (kind === "start-pre" && u.execStartPre.length === 1) {
-    evidence.push({ label: "ExecStartPre", value: formatCmdline(u.execStartPre[0].argv, 200), source: "systemd" });
-  } else if ((kind === "start" || kind === "running") && u.execStart.length > 0) {
-    evidence.push({ label: "ExecStart", value: formatCmdline(u.execStart[0].argv, 200), source: "systemd" });
-  }
-
-  let ranForMs: number | null = null;
-  if (kind === "running") {
-    const activeAt = point?.phaseEnteredUsec ?? (u.timestamps.activeEnterUsec > 0 ? u.timestamps.activeEnterUsec : null);
-    const exitAt = u.execMainExitUsec > 0 && (activeAt === null || u.execMainExitUsec >= activeAt) ? u.execMainExitUsec : (point?.failed.atUsec ?? null);
-    if (activeAt !== null && exitAt !== null && exitAt >= activeAt) ranForMs = (exitAt - activeAt) / 1000;
-  }
-
-  let summary: string;
-  if (result === "timeout") {
-    if (kind === "running" || kind === "stop") {
-      summary = `stopping took longer than TimeoutStopSec=${formatUsecSetting(u.timeoutStopUsec)}${point && point.teardown.length > 0 ? ` (went through ${point.teardown.join(" → ")})` : ""}`;
-    } else {
-      summary = `${what} was still running when TimeoutStartSec=${formatUsecSetting(u.timeoutStartUsec)} ran out`;
-    }
-  } else if (result === "oom-kill") {
-    summary = `the kernel's OOM killer killed a process of the unit (host RAM, not GPU memory)`;
-  } else if (result === "start-limit-hit" && kind === "unknown") {
-    summary = "systemd refused to start it again (start limit hit)";
-  } else {
-    const phrase = exitPhrase ?? (result && result !== "success" ? `failed (Result=${result})` : "failed");
-    summary = `${what} ${phrase}`;
-    if (kind === "start") summary += " before the service reported ready";
-    if (kind === "running" && ranForMs !== null) summary += ` ${formatDurationWords(ranForMs)} after the unit became active`;
-  }
-  evidence.unshift({ label: "Result", value: result || "unknown", source: "systemd" });
-  if (atMs !== null) evidence.unshift({ label: "Failed at", value: `${formatTimestamp(atMs)} (${ago(ctx, atMs)})`, source: "systemd" });
-
-  const outputUntil = point ? point.failed.atUsec + 1_000_000 : null;
-  evidence.push(...logEvidence(lastOutputLines(journal, LOG_LINES, outputUntil)));
-  return { kind, result, atMs, exitPhrase, exitStatus, ranForMs, summary, evidence };
-}
+// Failures (cases 4, 5, 7)
 
 function failureCode(f: Failure): Diagnosis["code"] {
   if (f.result === "timeout") return f.kind === "running" || f.kind === "stop" ? "stop-timeout" : "start-timeout";
@@ -563,15 +203,6 @@ function failureCode(f: Failure): Diagnosis["code"] {
   }
 }
 
-function failureNextStep(ctx: Ctx, f: Failure): NextStep {
-  let text = "Fix the cause shown in the log lines, then restart it.";
-  if (f.exitStatus === 203 || f.exitStatus === 127) text = "Check that the command exists and is executable (see the unit file), then restart it.";
-  else if (f.result === "timeout" && f.kind !== "running" && f.kind !== "stop")
-    text = "Find out why the start phase took so long (log lines), or raise TimeoutStartSec=, then restart it.";
-  else if (f.result === "oom-kill") text = "Give the host more RAM headroom (MemoryMax=, model size, other processes), then restart it.";
-  return { text, action: { kind: "restart", unit: ctx.name } };
-}
-
 /** If a start-pre polled nvidia-smi and GPU memory is still held, a clause saying so. */
 function gpuStillHeldClause(ctx: Ctx): { clause: string; evidence: Evidence[] } | null {
   const pollsGpu = ctx.unit.execStartPre.some((c) => [c.path, ...c.argv].some((a) => a.includes("nvidia-smi")));
@@ -586,100 +217,29 @@ function gpuStillHeldClause(ctx: Ctx): { clause: string; evidence: Evidence[] } 
   };
 }
 
-function holderPhrase(ctx: Ctx, g: HolderGroup): string {
-  if (g.kind === "exited") return `exited process ${g.pid}${g.unit ? ` of ${g.unit}` : ""}`;
-  if (g.kind === "outside") return `PID ${g.pid} outside any unit`;
-  return g.unit === ctx.name ? `PID ${g.pid} left over in this unit` : `${g.unit ?? "a unit"} (PID ${g.pid})`;
-}
-
 function diagnoseFinalFailure(ctx: Ctx): Diagnosis {
-  const point = lastFailurePoint(ctx.transitions);
-  const f = describeFailure(ctx, point);
+  const f = lastFailure(ctx);
   const code = failureCode(f);
-  const when = f.atMs !== null ? ` ${ago(ctx, f.atMs)}` : "";
-  let headline: string;
-  const extra: Evidence[] = [];
+  const when = failedWhen(ctx, f);
   if (code === "start-timeout") {
     const gpu = f.kind === "start-pre" ? gpuStillHeldClause(ctx) : null;
-    headline = `Start timed out${when}: ${f.summary}, so systemd stopped it${gpu ? gpu.clause : ""}.`;
-    if (gpu) extra.push(...gpu.evidence);
-  } else if (code === "stop-timeout") {
-    headline = `Stop timed out${when}: ${f.summary}, so systemd killed it and marked it failed.`;
-  } else {
-    headline = `Failed${when}: ${f.summary}.`;
+    return finalFailureDiagnosis(ctx, f, code, `Start timed out${when}: ${f.summary}, so systemd stopped it${gpu ? gpu.clause : ""}.`, gpu?.evidence);
   }
-  return {
-    severity: "critical",
-    code,
-    headline,
-    evidence: [stateEvidence(ctx), ...f.evidence, ...extra, ...restartCountEvidence(ctx)],
-    nextStep: failureNextStep(ctx, f),
-  };
+  if (code === "stop-timeout") return finalFailureDiagnosis(ctx, f, code, `Stop timed out${when}: ${f.summary}, so systemd killed it and marked it failed.`);
+  return finalFailureDiagnosis(ctx, f, code, `Failed${when}: ${f.summary}.`);
 }
 
 // ---------------------------------------------------------------------------------------
 // Crash loop (case 6)
 
-function restartWouldApply(restart: string, result: string): boolean {
-  switch (restart) {
-    case "always":
-      return true;
-    case "on-success":
-      return result === "success";
-    case "on-failure":
-      return result !== "success";
-    case "on-abnormal":
-      return ["signal", "core-dump", "timeout", "watchdog"].includes(result);
-    case "on-abort":
-      return ["signal", "core-dump"].includes(result);
-    case "on-watchdog":
-      return result === "watchdog";
-    default:
-      return false;
-  }
-}
-
-function restartPolicyEvidence(ctx: Ctx): Evidence[] {
-  const u = ctx.unit;
-  const limit =
-    u.startLimitBurst > 0 && !isInfiniteUsec(u.startLimitIntervalUsec)
-      ? `${plural(u.startLimitBurst, "start")} per ${formatUsecSetting(u.startLimitIntervalUsec)}`
-      : "none";
-  return [
-    { label: "Restart", value: `${u.restart || "no"}, RestartSec=${formatDurationWords(u.restartUsec / 1000)}`, source: "systemd" },
-    { label: "Start limit", value: limit, source: "systemd" },
-    { label: "NRestarts", value: String(u.nRestarts), source: "systemd" },
-  ];
-}
-
-interface RestartHistory {
-  count: number;
-  observed: number;
-  firstAtMs: number | null;
-}
-
-function restartHistory(ctx: Ctx, windowMs: number | null = null): RestartHistory {
-  const restarts = autoRestarts(ctx.transitions).filter((t) => windowMs === null || t.atUsec >= msToUsec(ctx.now - windowMs));
-  return {
-    count: Math.max(ctx.unit.nRestarts, restarts.length),
-    observed: restarts.length,
-    firstAtMs: restarts.length > 0 ? restarts[0].atUsec / 1000 : null,
-  };
-}
-
-function restartsPhrase(ctx: Ctx, h: RestartHistory): string {
-  const span = h.firstAtMs !== null && h.observed > 1 ? ` in ${formatDurationWords(ctx.now - h.firstAtMs)}` : "";
-  return `restarted ${plural(h.count, "time")}${span}`;
-}
-
 function crashLoopCycling(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
-  const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
-  const history = restartHistory(ctx);
+  const f = lastFailure(ctx);
+  const history = allRestarts(ctx);
   let etaMs: number | undefined;
   let next = "";
   if (u.activeState === "activating" && u.subState === "auto-restart") {
-    const entered = stateEnteredMs(ctx);
+    const entered = ctx.stateEnteredMs;
     if (entered !== null) {
       etaMs = Math.max(0, entered + u.restartUsec / 1000 - ctx.now);
       next = `, next restart in ${formatDurationWords(etaMs)}`;
@@ -702,8 +262,8 @@ function crashLoopCycling(ctx: Ctx): Diagnosis {
 
 function startLimitHit(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
-  const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
-  const history = restartHistory(ctx);
+  const f = lastFailure(ctx);
+  const history = allRestarts(ctx);
   const limit =
     u.startLimitBurst > 0 && !isInfiniteUsec(u.startLimitIntervalUsec)
       ? ` (StartLimitBurst=${u.startLimitBurst} per ${formatUsecSetting(u.startLimitIntervalUsec)})`
@@ -726,9 +286,9 @@ function isStartLimitEnd(ctx: Ctx): boolean {
   const u = ctx.unit;
   if (u.result === "start-limit-hit") return true;
   const line = startLimitLine(ctx.facts.journal);
-  const entered = stateEnteredMs(ctx);
+  const entered = ctx.stateEnteredMs;
   if (line && (entered === null || line.atUsec >= msToUsec(entered) - 2_000_000)) return true;
-  const history = restartHistory(ctx);
+  const history = allRestarts(ctx);
   if (history.count === 0) return false;
   if (u.startLimitBurst > 0 && u.nRestarts >= u.startLimitBurst) return true;
   // Restart= would have restarted this result; only the start limit stops it.
@@ -739,7 +299,7 @@ function isStartLimitEnd(ctx: Ctx): boolean {
 // States
 
 function diagnoseFailed(ctx: Ctx): Diagnosis {
-  const last = ctx.transitions[ctx.transitions.length - 1];
+  const last = ctx.lastTransition;
   if (last && last.to.activeState === "failed" && last.inRestartCycle) return crashLoopCycling(ctx);
   const dependency = dependencyFailure(ctx);
   if (dependency) return dependency;
@@ -749,14 +309,14 @@ function diagnoseFailed(ctx: Ctx): Diagnosis {
 
 function diagnoseInactive(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
-  const last = ctx.transitions[ctx.transitions.length - 1];
+  const last = ctx.lastTransition;
   if (last && last.inRestartCycle && samePair(last.to, u)) return crashLoopCycling(ctx);
   const dependency = dependencyFailure(ctx);
   if (dependency) return dependency;
   if (u.job && (u.job.type === "start" || u.job.type === "restart")) return startQueued(ctx, u.job);
   if (ctx.facts.job && (ctx.facts.job.type === "start" || ctx.facts.job.type === "restart")) return startQueued(ctx, ctx.facts.job);
 
-  const since = usecToMs(u.timestamps.inactiveEnterUsec) ?? stateEnteredMs(ctx);
+  const since = usecToMs(u.timestamps.inactiveEnterUsec) ?? ctx.stateEnteredMs;
   const evidence: Evidence[] = [stateEvidence(ctx)];
   const exit = cldName(u.execMainCode);
   if (exit && u.execMainExitUsec > 0) {
@@ -940,7 +500,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
       const t = lastTransitionInto(ctx.transitions, (to) => to.activeState === "active");
       return t ? t.atUsec / 1000 : null;
     })() ??
-    stateEnteredMs(ctx);
+    ctx.stateEnteredMs;
   const uptime = activeSince === null ? null : Math.max(0, ctx.now - activeSince);
   const evidence: Evidence[] = [stateEvidence(ctx)];
   if (u.mainProcess) {
@@ -962,7 +522,7 @@ function diagnoseActive(ctx: Ctx): Diagnosis {
 
   const recent = restartHistory(ctx, FLAPPING_WINDOW_MS);
   if (recent.observed >= 2 && uptime !== null && uptime < FLAPPING_WINDOW_MS / 5) {
-    const f = describeFailure(ctx, lastFailurePoint(ctx.transitions));
+    const f = lastFailure(ctx);
     return {
       severity: "warning",
       code: "crash-loop",
@@ -1008,23 +568,11 @@ function diagnoseActivating(ctx: Ctx): Diagnosis {
   }
 }
 
-function timeoutClause(ctx: Ctx, deadline: number | null, etaMs: number | null): string {
-  if (!hasTimeout(ctx.unit.timeoutStartUsec)) return " (no TimeoutStartSec)";
-  if (deadline === null) return "";
-  const left = deadline - ctx.now;
-  if (left < 0) return ` — TimeoutStartSec already passed ${formatDurationWords(left)} ago`;
-  if (etaMs === null) return ` — TimeoutStartSec in ${formatDurationWords(left)}`;
-  const margin = left - etaMs;
-  return margin >= 0
-    ? ` — ${formatDurationWords(margin)} before TimeoutStartSec`
-    : ` — ${formatDurationWords(margin)} after TimeoutStartSec (in ${formatDurationWords(left)}), so the start will time out first`;
-}
-
 function diagnoseStartPre(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
   const control = controlCommand(ctx);
   const phaseLabel = u.subState === "condition" ? "ExecCondition" : "ExecStartPre";
-  const entered = stateEnteredMs(ctx);
+  const entered = ctx.stateEnteredMs;
   const runningSince = control.startedAtMs !== null && control.startedAtMs <= ctx.now ? control.startedAtMs : entered;
   const runningFor = runningSince === null ? null : ctx.now - runningSince;
   const deadline = startDeadlineMs(ctx);
@@ -1338,7 +886,7 @@ function unattributedOn(c: GpuContention, gpus: readonly GpuRef[]): number {
 
 function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   const u = ctx.unit;
-  const entered = stateEnteredMs(ctx);
+  const entered = ctx.stateEnteredMs;
   const inState = entered === null ? null : ctx.now - entered;
   const evidence: Evidence[] = [stateEvidence(ctx)];
   const main = u.mainProcess ?? u.processes.find((p) => p.pid === u.mainPid) ?? u.processes[0] ?? null;
@@ -1350,7 +898,7 @@ function diagnoseDeactivating(ctx: Ctx): Diagnosis {
   // Why it is stopping, when a start timed out or failed.
   let cause = "";
   if (u.result && u.result !== "success") {
-    const point = lastFailurePoint(ctx.transitions);
+    const point = ctx.failurePoint;
     const lastDeactivate = lastTransitionInto(ctx.transitions, (to) => to.activeState === "deactivating" && to.subState === u.subState);
     const phase = lastDeactivate ? kindOfPhase(lastDeactivate.from) : point ? kindOfPhase(point.phase) : "unknown";
     const phaseName = phase === "start-pre" ? "in ExecStartPre" : phase === "start" ? "in ExecStart" : phase === "start-post" ? "in ExecStartPost" : "";
