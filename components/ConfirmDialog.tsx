@@ -1,7 +1,7 @@
 "use client";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 
-/** A modal confirm built on <dialog>: focus is trapped, Escape cancels. */
+/** A modal confirm built on <dialog>: focus is trapped, Escape cancels. A page may hold several (one per action). */
 export function ConfirmDialog(props: {
   open: boolean;
   title: string;
@@ -12,6 +12,7 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   const [reason, setReason] = useState("");
   useEffect(() => {
     const d = ref.current;
@@ -29,7 +30,7 @@ export function ConfirmDialog(props: {
         e.preventDefault();
         props.onCancel();
       }}
-      aria-labelledby="confirm-title"
+      aria-labelledby={titleId}
       className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-xl border border-zinc-300 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
     >
       <form
@@ -40,7 +41,7 @@ export function ConfirmDialog(props: {
           props.onConfirm(reason.trim());
         }}
       >
-        <h2 id="confirm-title" className="text-lg font-semibold">
+        <h2 id={titleId} className="text-lg font-semibold">
           {props.title}
         </h2>
         <div className="space-y-2 text-sm">{props.children}</div>

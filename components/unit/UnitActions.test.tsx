@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { renderToString } from "react-dom/server";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { TRPCProvider } from "@/components/trpc";
+import type { PanelRouter } from "@/server/panel/router";
+import type { UnitSummary } from "@/server/contract/types";
+import { UnitActions } from "./UnitActions";
+import type { ActionPermissions } from "./unitActions";
+
+const running: UnitSummary = {
+  name: "vllm.service",
+  description: "vLLM",
+  activeState: "active",
+  subState: "running",
+  loadState: "loaded",
+  unitFileState: "enabled",
+  result: "success",
+  mainPid: 4242,
+  controlPid: 0,
+  nRestarts: 0,
+  stateChangeUsec: 0,
+  job: null,
+};
+const allowed = { allowed: true } as const;
+const everything: ActionPermissions = { start: allowed, stop: allowed, restart: allowed, "reset-failed": allowed, kill: allowed };
+const noGpu = { indexes: [], usedMiB: 0, exitedMiB: 0 };
+
+/** Server-rendered: no call is made, so the client's URL is never used. */
+function render(permissions: ActionPermissions | undefined, unit = running) {
+  const queryClient = new QueryClient();
+  const trpcClient = createTRPCClient<PanelRouter>({ links: [httpBatchLink({ url: "http://127.0.0.1:9/api/trpc" })] });
+  return renderToString(
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <UnitActions name="vllm.service" unit={unit} permissions={permissions} recent={null} activeEnterUsec={undefined} gpu={noGpu} />
+      </TRPCProvider>
+    </QueryClientProvider>,
+  );
+}
+
+/** The action buttons: every button outside the (closed) confirm dialogs. */
+const buttons = (html: string) =>
+  [...html.replace(/<dialog[\s\S]*?<\/dialog>/g, "").matchAll(/<button type="button"[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]);
+
+describe("UnitActions", () => {
+  it("shows the applicable actions in order, in one labelled group", () => {
+    const html = render(everything);
+    expect(html).toContain('role="group" aria-label="Unit actions"');
+    expect(buttons(html)).toEqual(["Stop", "Restart", "Kill (SIGKILL)"]);
+  });
+
+  it("says why refused actions have no button", () => {
+    const html = render({ ...everything, kill: { allowed: false, reason: "admins only" } });
+    expect(buttons(html)).toEqual(["Stop", "Restart"]);
+    expect(html).toContain("Kill (SIGKILL): admins only");
+  });
+
+  it("has no group for someone who may do nothing (the confirm dialogs stay, closed)", () => {
+    const refused = { allowed: false, reason: "viewers cannot change units" } as const;
+    const html = render({ start: refused, stop: refused, restart: refused, "reset-failed": refused, kill: refused });
+    expect(html).not.toContain('role="group"');
+    expect(buttons(html)).toEqual([]);
+    expect(html.match(/<dialog/g)).toHaveLength(3); // stop, restart, kill ask first
+  });
+
+  it("shows no button and no refusal before units.get answers", () => {
+    const html = render(undefined);
+    expect(html).not.toContain('role="group"');
+    expect(html).not.toContain("text-xs text-zinc-500");
+  });
+
+  it("gives each confirm dialog its own title", () => {
+    const html = render(everything);
+    const labelledBy = [...html.matchAll(/<dialog[^>]*aria-labelledby="([^"]+)"/g)].map((m) => m[1]);
+    expect(new Set(labelledBy).size).toBe(3);
+    expect(html).toContain("Restart vllm.service?");
+  });
+});

@@ -1,0 +1,45 @@
+"use client";
+/** The top of the unit page: back link, name and state badge, and one line of what it is doing. */
+import Link from "next/link";
+import { useNow } from "@/components/live/LiveProvider";
+import { StateBadge, stateLabel } from "@/components/StateBadge";
+import { formatDuration } from "@/server/contract/format";
+import type { UnitSummary } from "@/server/contract/types";
+
+export function UnitHeading({ name, unit }: { name: string; unit: UnitSummary }) {
+  const now = useNow();
+  const since = unit.stateChangeUsec ? now - unit.stateChangeUsec / 1000 : NaN;
+  // A fragment: the header's spacing applies to each of these lines as before.
+  return (
+    <>
+      <nav className="text-sm">
+        <Link href="/" className="text-blue-700 underline-offset-2 hover:underline dark:text-blue-400">
+          ← All units
+        </Link>
+      </nav>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{name}</h1>
+        <StateBadge active={unit.activeState} sub={unit.subState} size="lg" />
+      </div>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        {unit.description} ·{" "}
+        <span className="tabular-nums" data-testid="time-in-state">
+          {stateLabel(unit.activeState, unit.subState)} for {formatDuration(since)}
+        </span>
+        {unit.job && (
+          <>
+            {" "}
+            · job #{unit.job.id} <b>{unit.job.type}</b> running
+          </>
+        )}
+        {unit.nRestarts > 0 && <> · {unit.nRestarts} automatic restarts</>}
+        {unit.activeState === "failed" && (
+          <>
+            {" "}
+            · result <b>{unit.result}</b>
+          </>
+        )}
+      </p>
+    </>
+  );
+}
