@@ -24,7 +24,6 @@
  * (named, from facts.dependencies, when the agent read them);
  * stop stuck in stop-sigterm; healthy; plus stopped, queued, plain start-pre and unknown states.
  */
-import type { JournalEntry, UnitDetail } from "../contract/types";
 import type { DependencyState, DiagnosisFacts } from "./types";
 import type { Diagnosis, Evidence, NextStep } from "../contract/diagnosis";
 import {
@@ -41,10 +40,11 @@ import {
   formatUsecSetting,
   isInfiniteUsec,
   plural,
-  truncate,
 } from "../contract/format";
+import { loadStateCase, unitNotKnown } from "./cases/loadState";
+import { maintenanceCase, reloadingCase, startQueuedCase, stoppedCase, unknownStateCase } from "./cases/quietStates";
 import { buildContext, msToUsec, sinceState, usecToMs, type DiagnosisContext } from "./context";
-import { ago, capitalize, LOG_LINES, logEvidence, quote, restartCountEvidence, stateEvidence } from "./evidence";
+import { ago, capitalize, logEvidence, quote, restartCountEvidence, stateEvidence } from "./evidence";
 import {
   DRAIN_TEARDOWN_GRACE_MS,
   estimateDrain,
@@ -56,8 +56,8 @@ import {
   type HolderGroup,
 } from "./gpu";
 import { allGpus, describeGpuSet, gpuContention, gpuSampleEvidence, holderEvidence, holderPhrase, memoryEvidence, pidList, sumMiB } from "./gpuEvidence";
-import { findProcessExit, lastDependencyFailure, lastTransitionInto, managerComplaints, samePair, startLimitLine } from "./history";
-import { cldName, exitPhraseOf, failedWhen, finalFailureDiagnosis, kindOfPhase, lastFailure, type Failure } from "./lastFailure";
+import { findProcessExit, lastDependencyFailure, lastTransitionInto, samePair, startLimitLine } from "./history";
+import { cldName, failedWhen, finalFailureDiagnosis, kindOfPhase, lastFailure, type Failure } from "./lastFailure";
 import { controlCommand, pollsNvidiaSmi, processCommandText } from "./processes";
 import { allRestarts, restartHistory, restartPolicyEvidence, restartsPhrase, restartWouldApply } from "./restarts";
 import { hasTimeout, startDeadlineMs, timeoutClause, timeoutStartEvidence } from "./startDeadline";
@@ -80,17 +80,17 @@ type Ctx = DiagnosisContext;
 
 export function diagnose(facts: DiagnosisFacts): Diagnosis {
   const unit = facts.unit;
-  if (unit === null) return notFound(facts.requestedName, null, facts.journal);
+  if (unit === null) return unitNotKnown(facts.requestedName, facts.journal);
   const ctx = buildContext(facts, unit);
 
-  const load = diagnoseLoadState(ctx);
+  const load = loadStateCase.diagnose(ctx);
   if (load) return load;
 
   switch (unit.activeState) {
     case "active":
       return diagnoseActive(ctx);
     case "reloading":
-      return diagnoseReloading(ctx);
+      return reloadingCase.diagnose(ctx) ?? unknownStateCase.diagnose(ctx);
     case "activating":
       return diagnoseActivating(ctx);
     case "deactivating":
@@ -100,85 +100,9 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
     case "inactive":
       return diagnoseInactive(ctx);
     case "maintenance":
-      return {
-        severity: "info",
-        code: "maintenance",
-        headline: `In maintenance (${unit.subState}) for ${formatDurationWords(sinceState(ctx))}: systemd is cleaning its resources and will not start it meanwhile.`,
-        evidence: [stateEvidence(ctx)],
-      };
+      return maintenanceCase.diagnose(ctx) ?? unknownStateCase.diagnose(ctx);
     default:
-      return unknownState(ctx);
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Load state (case 8)
-
-function notFound(name: string, unit: UnitDetail | null, journal: readonly JournalEntry[]): Diagnosis {
-  return {
-    severity: "critical",
-    code: "not-found",
-    headline: `systemd has no unit named ${name}: check the name, or run \`systemctl daemon-reload\` after installing its unit file.`,
-    evidence: [
-      { label: "LoadState", value: "not-found", source: "systemd" },
-      ...(unit?.fragmentPath ? [{ label: "Unit file", value: unit.fragmentPath, source: "systemd" as const }] : []),
-      ...logEvidence(managerComplaints(journal, LOG_LINES)),
-    ],
-  };
-}
-
-function diagnoseLoadState(ctx: Ctx): Diagnosis | null {
-  const u = ctx.unit;
-  if (u.loadState === "loaded" || u.loadState === "") return null;
-  const running = !["inactive", "failed"].includes(u.activeState);
-  if (running) {
-    // Still running from before the file went away or was masked: it works until it stops.
-    if (u.loadState !== "not-found" && u.loadState !== "masked") return null;
-    return {
-      severity: "warning",
-      code: "unit-file-gone",
-      headline: `${capitalize(formatState(u))}, but its unit file is ${u.loadState === "masked" ? "masked" : "gone (not-found)"}: once it stops it cannot be started again.`,
-      evidence: [stateEvidence(ctx), { label: "LoadState", value: u.loadState, source: "systemd" }],
-    };
-  }
-  const fileEvidence: Evidence[] = u.fragmentPath ? [{ label: "Unit file", value: u.fragmentPath, source: "systemd" }] : [];
-  switch (u.loadState) {
-    case "not-found":
-      return notFound(ctx.name, u, ctx.facts.journal);
-    case "masked":
-      return {
-        severity: "critical",
-        code: "masked",
-        headline: `${ctx.name} is masked (its unit file points to /dev/null), so systemd refuses to start it; unmask it with \`systemctl unmask ${ctx.name}\` if it should run.`,
-        evidence: [
-          { label: "LoadState", value: "masked", source: "systemd" },
-          { label: "UnitFileState", value: u.unitFileState || "masked", source: "systemd" },
-          ...fileEvidence,
-        ],
-      };
-    case "bad-setting": {
-      const complaints = managerComplaints(ctx.facts.journal, LOG_LINES);
-      const reason = complaints.length > 0 ? `: ${truncate(complaints[complaints.length - 1].message, 160)}` : "";
-      return {
-        severity: "critical",
-        code: "bad-setting",
-        headline: `The unit file has an invalid setting, so systemd refuses to start it${reason}.`,
-        evidence: [{ label: "LoadState", value: "bad-setting", source: "systemd" }, ...fileEvidence, ...logEvidence(complaints)],
-        nextStep: { text: `Fix the unit file${u.fragmentPath ? ` (${u.fragmentPath})` : ""}, run \`systemctl daemon-reload\`, then start it.` },
-      };
-    }
-    default:
-      return {
-        severity: "critical",
-        code: "load-error",
-        headline: `systemd could not load the unit file (LoadState=${u.loadState}), so it cannot be started.`,
-        evidence: [
-          { label: "LoadState", value: u.loadState, source: "systemd" },
-          ...fileEvidence,
-          ...logEvidence(managerComplaints(ctx.facts.journal, LOG_LINES)),
-        ],
-        nextStep: { text: "Check the unit file and the log lines, run `systemctl daemon-reload`, then start it." },
-      };
+      return unknownStateCase.diagnose(ctx);
   }
 }
 
@@ -313,40 +237,7 @@ function diagnoseInactive(ctx: Ctx): Diagnosis {
   if (last && last.inRestartCycle && samePair(last.to, u)) return crashLoopCycling(ctx);
   const dependency = dependencyFailure(ctx);
   if (dependency) return dependency;
-  if (u.job && (u.job.type === "start" || u.job.type === "restart")) return startQueued(ctx, u.job);
-  if (ctx.facts.job && (ctx.facts.job.type === "start" || ctx.facts.job.type === "restart")) return startQueued(ctx, ctx.facts.job);
-
-  const since = usecToMs(u.timestamps.inactiveEnterUsec) ?? ctx.stateEnteredMs;
-  const evidence: Evidence[] = [stateEvidence(ctx)];
-  const exit = cldName(u.execMainCode);
-  if (exit && u.execMainExitUsec > 0) {
-    evidence.push({
-      label: "Last exit",
-      value: `main process ${exitPhraseOf(exit, u.execMainStatus)} at ${formatTimestamp(u.execMainExitUsec / 1000)}`,
-      source: "systemd",
-    });
-  }
-  if (u.unitFileState) evidence.push({ label: "UnitFileState", value: u.unitFileState, source: "systemd" });
-  const ranBefore = u.timestamps.activeExitUsec > 0 || u.execMainStartUsec > 0;
-  return {
-    severity: "info",
-    code: "stopped",
-    headline:
-      since !== null && ranBefore
-        ? `Stopped ${ago(ctx, since)} (since ${formatTimestamp(since)}); nothing is wrong, it is just not running.`
-        : "Not running and not started since systemd loaded it; nothing is wrong.",
-    evidence,
-    nextStep: { text: "Start it if it should be running.", action: { kind: "start", unit: ctx.name } },
-  };
-}
-
-function startQueued(ctx: Ctx, job: { id: number; type: string }): Diagnosis {
-  return {
-    severity: "info",
-    code: "start-queued",
-    headline: `A ${job.type} job (#${job.id}) is queued but systemd has not begun it: it is waiting for units it is ordered after (After=) to finish starting.`,
-    evidence: [stateEvidence(ctx), { label: "Job", value: `#${job.id} ${job.type}, waiting`, source: "systemd" }],
-  };
+  return startQueuedCase.diagnose(ctx) ?? stoppedCase.diagnose(ctx) ?? unknownStateCase.diagnose(ctx);
 }
 
 function dependencyFailure(ctx: Ctx): Diagnosis | null {
@@ -471,24 +362,6 @@ function listWithMore(items: readonly string[], max: number): string {
   return shown.length <= 1 ? shown.join("") : `${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}`;
 }
 
-function unknownState(ctx: Ctx): Diagnosis {
-  return {
-    severity: "info",
-    code: "unknown-state",
-    headline: `State ${formatState(ctx.unit)} for ${formatDurationWords(sinceState(ctx))}: gpudeck has no diagnosis for this state.`,
-    evidence: [stateEvidence(ctx), { label: "Result", value: ctx.unit.result || "unknown", source: "systemd" }],
-  };
-}
-
-function diagnoseReloading(ctx: Ctx): Diagnosis {
-  return {
-    severity: "info",
-    code: "reloading",
-    headline: `Reloading for ${formatDurationWords(sinceState(ctx))} (ExecReload running); the service keeps running meanwhile.`,
-    evidence: [stateEvidence(ctx)],
-  };
-}
-
 // ---------------------------------------------------------------------------------------
 // Active (case 10, and flapping)
 
@@ -564,7 +437,7 @@ function diagnoseActivating(ctx: Ctx): Diagnosis {
     case "start-post":
       return diagnoseStartPhase(ctx);
     default:
-      return unknownState(ctx);
+      return unknownStateCase.diagnose(ctx);
   }
 }
 
