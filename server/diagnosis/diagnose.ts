@@ -27,40 +27,28 @@
 import type { DependencyState, DiagnosisFacts } from "./types";
 import type { Diagnosis, Evidence, NextStep } from "../contract/diagnosis";
 import {
-  CLD_DUMPED,
-  CLD_KILLED,
-  formatClock,
   formatCmdline,
   formatDurationWords,
   formatGpus,
   formatMiBRounded,
-  formatRate,
   formatState,
   formatTimestamp,
   formatUsecSetting,
   isInfiniteUsec,
-  plural,
 } from "../contract/format";
 import { loadStateCase, unitNotKnown } from "./cases/loadState";
 import { maintenanceCase, reloadingCase, startQueuedCase, stoppedCase, unknownStateCase } from "./cases/quietStates";
-import { buildContext, msToUsec, sinceState, usecToMs, type DiagnosisContext } from "./context";
+import { startPhaseCase, startPreRunningCase } from "./cases/startPhases";
+import { waitingForGpuCase } from "./cases/waitingForGpu";
+import { buildContext, msToUsec, usecToMs, type DiagnosisContext } from "./context";
 import { ago, capitalize, logEvidence, quote, restartCountEvidence, stateEvidence } from "./evidence";
-import {
-  DRAIN_TEARDOWN_GRACE_MS,
-  estimateDrain,
-  gpusHeldBy,
-  MIN_CONTENTION_MIB,
-  type DrainEstimate,
-  type GpuContention,
-  type GpuRef,
-  type HolderGroup,
-} from "./gpu";
-import { allGpus, describeGpuSet, gpuContention, gpuSampleEvidence, holderEvidence, holderPhrase, memoryEvidence, pidList, sumMiB } from "./gpuEvidence";
-import { findProcessExit, lastDependencyFailure, lastTransitionInto, samePair, startLimitLine } from "./history";
-import { cldName, failedWhen, finalFailureDiagnosis, kindOfPhase, lastFailure, type Failure } from "./lastFailure";
-import { controlCommand, pollsNvidiaSmi, processCommandText } from "./processes";
+import { MIN_CONTENTION_MIB } from "./gpu";
+import { gpuContention, holderEvidence, holderPhrase, memoryEvidence } from "./gpuEvidence";
+import { lastDependencyFailure, lastTransitionInto, samePair, startLimitLine } from "./history";
+import { failedWhen, finalFailureDiagnosis, kindOfPhase, lastFailure, type Failure } from "./lastFailure";
+import { controlCommand, processCommandText } from "./processes";
 import { allRestarts, restartHistory, restartPolicyEvidence, restartsPhrase, restartWouldApply } from "./restarts";
-import { hasTimeout, startDeadlineMs, timeoutClause, timeoutStartEvidence } from "./startDeadline";
+import { hasTimeout } from "./startDeadline";
 
 export { gpusUsedByUnit } from "./gpu";
 export { DIAGNOSIS_CODES } from "../contract/diagnosis";
@@ -432,326 +420,13 @@ function diagnoseActivating(ctx: Ctx): Diagnosis {
       return crashLoopCycling(ctx);
     case "start-pre":
     case "condition":
-      return diagnoseStartPre(ctx);
+      return waitingForGpuCase.diagnose(ctx) ?? startPreRunningCase.diagnose(ctx) ?? unknownStateCase.diagnose(ctx);
     case "start":
     case "start-post":
-      return diagnoseStartPhase(ctx);
+      return startPhaseCase.diagnose(ctx) ?? unknownStateCase.diagnose(ctx);
     default:
       return unknownStateCase.diagnose(ctx);
   }
-}
-
-function diagnoseStartPre(ctx: Ctx): Diagnosis {
-  const u = ctx.unit;
-  const control = controlCommand(ctx);
-  const phaseLabel = u.subState === "condition" ? "ExecCondition" : "ExecStartPre";
-  const entered = ctx.stateEnteredMs;
-  const runningSince = control.startedAtMs !== null && control.startedAtMs <= ctx.now ? control.startedAtMs : entered;
-  const runningFor = runningSince === null ? null : ctx.now - runningSince;
-  const deadline = startDeadlineMs(ctx);
-  const cmdText = control.argv ? formatCmdline(control.argv, 120) : null;
-  const evidence: Evidence[] = [
-    stateEvidence(ctx),
-    {
-      label: phaseLabel,
-      value: `${control.pid > 0 ? `PID ${control.pid}` : "PID unknown"}${runningFor !== null ? `, running ${formatDurationWords(runningFor)}` : ""}: ${cmdText ?? "command line unknown"}`,
-      source: control.fromProc ? "proc" : "systemd",
-    },
-    timeoutStartEvidence(ctx, deadline),
-    ...restartCountEvidence(ctx),
-  ];
-  const seenPolling = pollsNvidiaSmi(ctx, control.argv);
-  const contention = gpuContention(ctx, control.argv);
-  // A script that polls nvidia-smi shows it only while its nvidia-smi child runs, a fraction of
-  // each poll. Memory that this unit's own previous run still holds on its GPUs is what a
-  // restart waits for either way, so it counts without catching the poll in the act.
-  const ownExitedMiB = contention ? sumMiB(contention.exited.filter((g) => g.unit === ctx.name)) : 0;
-  const inferred = !seenPolling && ownExitedMiB >= MIN_CONTENTION_MIB;
-  const polls = seenPolling || inferred;
-  if (polls && contention && contention.totalHeldMiB >= MIN_CONTENTION_MIB) {
-    if (inferred) {
-      evidence.push({
-        label: "Why GPU memory",
-        value: `${formatMiBRounded(ownExitedMiB)} of it is still held by this unit's own exited processes (the ExecStartPre was not seen running nvidia-smi)`,
-        source: "gpudeck",
-      });
-    }
-    return waitingForGpu(ctx, contention, deadline, evidence);
-  }
-
-  const left = deadline === null ? null : deadline - ctx.now;
-  let gpuNote = "";
-  if (polls) {
-    evidence.push(...gpuSampleEvidence(ctx));
-    if (!contention) gpuNote = "; it polls nvidia-smi, but gpudeck has no GPU data to tell what it waits for";
-    else {
-      evidence.push({ label: "GPUs", value: describeGpuSet(contention), source: "gpudeck" }, memoryEvidence(contention));
-      gpuNote = `; it polls nvidia-smi and ${formatGpus(contention.gpus)} ${contention.gpus.length === 1 ? "holds" : "hold"} no memory, so it should finish shortly`;
-    }
-  }
-  const forText = runningFor !== null ? ` for ${formatDurationWords(runningFor)}` : "";
-  const timeout = timeoutClause(ctx, deadline, null);
-  return {
-    severity: left !== null && left < 0 ? "warning" : "info",
-    code: "start-pre-running",
-    headline: `${phaseLabel} running${forText}: ${quote(cmdText ?? "command unknown")}${gpuNote}${timeout}.`,
-    evidence,
-    etaMs: left !== null && left >= 0 ? left : undefined,
-  };
-}
-
-function diagnoseStartPhase(ctx: Ctx): Diagnosis {
-  const u = ctx.unit;
-  const deadline = startDeadlineMs(ctx);
-  const left = deadline === null ? null : deadline - ctx.now;
-  const forText = ` for ${formatDurationWords(sinceState(ctx))}`;
-  const evidence: Evidence[] = [stateEvidence(ctx), timeoutStartEvidence(ctx, deadline), ...restartCountEvidence(ctx)];
-  let headline: string;
-  if (u.subState === "start") {
-    const main = u.mainProcess ? `PID ${u.mainProcess.pid}` : u.mainPid > 0 ? `PID ${u.mainPid}` : "the main process";
-    if (u.mainProcess)
-      evidence.push({
-        label: "Main process",
-        value: `PID ${u.mainProcess.pid} (${u.mainProcess.state}): ${processCommandText(u.mainProcess.cmdline, 160)}`,
-        source: "proc",
-      });
-    headline = `Started${forText}: waiting for ${main} to report ready (Type=notify/forking)${timeoutClause(ctx, deadline, null)}.`;
-  } else {
-    const control = controlCommand(ctx);
-    if (control.argv) evidence.push({ label: "ExecStartPost", value: `PID ${control.pid}: ${formatCmdline(control.argv, 160)}`, source: "proc" });
-    headline = `ExecStartPost running${forText}${control.argv ? `: ${quote(formatCmdline(control.argv, 120))}` : ""}${timeoutClause(ctx, deadline, null)}.`;
-  }
-  return {
-    severity: left !== null && left < 0 ? "warning" : "info",
-    code: u.subState === "start" ? "start-running" : "start-post-running",
-    headline,
-    evidence,
-    etaMs: left !== null && left >= 0 ? left : undefined,
-  };
-}
-
-/** "exited process 4121 (vllm-kimi-k25.service, killed 14 s ago)" or "8 exited processes of …". */
-function exitedHoldersPhrase(ctx: Ctx, groups: readonly HolderGroup[]): string {
-  const u = ctx.unit;
-  const earliest = groups.reduce<number | null>((m, g) => (g.exitedAtMs === undefined ? m : m === null ? g.exitedAtMs : Math.min(m, g.exitedAtMs)), null);
-  // "killed" only when this unit's last main process was killed at about that time. systemd
-  // resets ExecMainCode/ExecMainExitTimestamp when the next start begins, so while a restart
-  // sits in start-pre only the journal's "Main process exited, code=killed" line tells.
-  const mainExitLine = findProcessExit(ctx.facts.journal, "main", null, null);
-  const mainExit =
-    u.execMainExitUsec > 0 && cldName(u.execMainCode) !== null
-      ? { killed: u.execMainCode === CLD_KILLED || u.execMainCode === CLD_DUMPED, atMs: u.execMainExitUsec / 1000 }
-      : mainExitLine
-        ? { killed: mainExitLine.code !== "exited", atMs: mainExitLine.atUsec / 1000 }
-        : null;
-  const killed =
-    groups.every((g) => g.unit === ctx.name) && mainExit !== null && mainExit.killed && earliest !== null && Math.abs(mainExit.atMs - earliest) <= 10_000;
-  const verb = killed ? "killed" : "exited";
-  const when = earliest !== null ? `${verb} ${ago(ctx, earliest)}` : null;
-  const units = [...new Set(groups.map((g) => g.unit ?? "no unit"))];
-  if (groups.length === 1) {
-    const g = groups[0];
-    return `exited process ${g.pid} (${[g.unit ?? "outside any unit", when].filter(Boolean).join(", ")})`;
-  }
-  const pids = pidList(groups.map((g) => g.pid).sort((a, b) => a - b));
-  const of = units.length === 1 && units[0] !== "no unit" ? ` of ${units[0]}` : "";
-  const unitList = of ? "" : `${units.join(", ")}; `;
-  return `${groups.length} exited processes${of} (${unitList}PIDs ${pids}${when ? `; ${when}` : ""})`;
-}
-
-interface DrainView {
-  drain: DrainEstimate;
-  /** flat, but still within the teardown grace after the exit */
-  tearingDown: boolean;
-  remainingMiB: number;
-  etaMs: number | null;
-  clause: string;
-  evidence: Evidence[];
-}
-
-function drainView(ctx: Ctx, gpus: readonly GpuRef[], remainingMiB: number, sinceMs: number | null): DrainView {
-  const uuids = [...new Set(gpus.map((g) => g.uuid))];
-  const samples = [...ctx.facts.gpuRecent, ...(ctx.facts.gpuNow ? [ctx.facts.gpuNow] : [])];
-  const drain = estimateDrain(samples, uuids, sinceMs, ctx.now);
-  const tearingDown = drain.status === "flat" && sinceMs !== null && ctx.now - sinceMs < DRAIN_TEARDOWN_GRACE_MS;
-  const evidence: Evidence[] = [];
-  let etaMs: number | null = null;
-  let clause: string;
-  if (drain.status === "draining" && drain.mibPerSecond !== undefined) {
-    etaMs = (remainingMiB / drain.mibPerSecond) * 1000;
-    clause = `draining at ${formatRate(drain.mibPerSecond)}, free in ~${formatDurationWords(etaMs)}`;
-    evidence.push(
-      {
-        label: "Drain rate",
-        value: `${formatRate(drain.mibPerSecond)} (${Math.round(drain.mibPerSecond)} MiB/s, linear fit over ${drain.points} samples in ${formatDurationWords(drain.spanMs)})`,
-        source: "nvidia-smi",
-      },
-      { label: "Free in", value: `~${formatDurationWords(etaMs)} (at ${formatClock(ctx.now + etaMs)})`, source: "gpudeck" },
-    );
-  } else if (tearingDown) {
-    // Right after an exit the memory sits at its peak while the process tears down.
-    clause = `not draining yet (no drop in the ${formatDurationWords(ctx.now - sinceMs)} since the exit; teardown can take several seconds)`;
-    evidence.push({
-      label: "Drain rate",
-      value: `none yet: memory unchanged over ${drain.points} samples in ${formatDurationWords(drain.spanMs)} since the exit`,
-      source: "nvidia-smi",
-    });
-  } else if (drain.status === "flat") {
-    clause = `not draining (no drop over the last ${formatDurationWords(drain.spanMs)}), so it may never be freed`;
-    evidence.push({
-      label: "Drain rate",
-      value: `none: memory unchanged over ${drain.points} samples in ${formatDurationWords(drain.spanMs)}`,
-      source: "nvidia-smi",
-    });
-  } else if (drain.status === "growing") {
-    clause = `growing, not draining`;
-    evidence.push({
-      label: "Drain rate",
-      value: `memory grew by ${formatRate(-(drain.mibPerSecond ?? 0))} over ${formatDurationWords(drain.spanMs)}`,
-      source: "nvidia-smi",
-    });
-  } else {
-    clause = "drain rate not known yet";
-    evidence.push({ label: "Drain rate", value: `unknown: ${plural(drain.points, "usable sample")} since the exit`, source: "nvidia-smi" });
-  }
-  return { drain, tearingDown, remainingMiB, etaMs, clause, evidence };
-}
-
-function waitingForGpu(ctx: Ctx, c: GpuContention, deadline: number | null, baseEvidence: Evidence[]): Diagnosis {
-  const left = deadline === null ? null : deadline - ctx.now;
-  const exitedMiB = sumMiB(c.exited);
-  const exitedGpus = allGpus(c.exited);
-  const exitSince = c.exited.reduce<number | null>((m, g) => (g.exitedAtMs === undefined ? m : m === null ? g.exitedAtMs : Math.min(m, g.exitedAtMs)), null);
-  const evidence: Evidence[] = [
-    ...baseEvidence,
-    ...gpuSampleEvidence(ctx),
-    { label: "GPUs", value: describeGpuSet(c), source: "gpudeck" },
-    memoryEvidence(c),
-    ...[...c.otherUnits, ...c.leftover, ...c.outside, ...c.exited].slice(0, 8).map((g) => holderEvidence(ctx, g)),
-  ];
-  if (c.unattributed.mib > 0) {
-    evidence.push({
-      label: "Not attributed",
-      value: `${formatMiBRounded(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)}: in use, no process listed`,
-      source: "nvidia-smi",
-    });
-  }
-  // Memory that frees by itself (exited + unattributed on those GPUs) drains together.
-  // Measured over every GPU those processes held memory on, not only the ones still held: with
-  // one process per GPU the GPUs free one after another, and the ones already free are progress.
-  const drainGpus = [
-    ...exitedGpus,
-    ...gpusHeldBy([...ctx.facts.gpuRecent, ctx.facts.gpuNow], c.exited).filter(
-      (g) => c.gpus.some((u) => u.uuid === g.uuid) && !exitedGpus.some((e) => e.uuid === g.uuid),
-    ),
-  ];
-  const exitedView = c.exited.length > 0 ? drainView(ctx, drainGpus, exitedMiB + unattributedOn(c, exitedGpus), exitSince) : null;
-  if (exitedView) evidence.push(...exitedView.evidence);
-
-  // Memory of exited processes that outweighs what live holders keep is the thing being
-  // waited for: live holders that small usually ran alongside this unit before (a sidecar, a
-  // notebook) and are not what the ExecStartPre's threshold trips on.
-  const liveHeldMiB = sumMiB(c.otherUnits) + sumMiB(c.leftover) + sumMiB(c.outside);
-  const exitedDominates = exitedView !== null && exitedMiB >= liveHeldMiB;
-  const blockers = exitedDominates ? null : c.otherUnits.length > 0 ? "unit" : c.leftover.length > 0 ? "leftover" : c.outside.length > 0 ? "outside" : null;
-  const timeoutEta = left !== null && left >= 0 ? left : undefined;
-  const alsoExited = exitedView ? `; another ${formatMiBRounded(exitedMiB)} is held by ${exitedHoldersPhrase(ctx, c.exited)}, ${exitedView.clause}` : "";
-
-  if (blockers === "unit") {
-    const byUnit = new Map<string, HolderGroup[]>();
-    for (const g of c.otherUnits) byUnit.set(g.unit ?? "?", [...(byUnit.get(g.unit ?? "?") ?? []), g]);
-    const units = [...byUnit.entries()].sort((a, b) => sumMiB(b[1]) - sumMiB(a[1]));
-    const first = units[0];
-    const held =
-      units.length === 1
-        ? `${formatMiBRounded(sumMiB(first[1]))} on ${formatGpus(allGpus(first[1]))} is held by running unit ${first[0]} (PID ${pidList(first[1].map((g) => g.pid))})`
-        : `${formatMiBRounded(sumMiB(c.otherUnits))} on ${formatGpus(allGpus(c.otherUnits))} is held by running units ${units.map(([name, gs]) => `${name} (${formatMiBRounded(sumMiB(gs))})`).join(" and ")}`;
-    return {
-      severity: "critical",
-      code: "waiting-gpu-unit",
-      headline: `Waiting in ExecStartPre for GPU memory: ${held}, which will not be freed until ${units.length === 1 ? "that unit stops" : "those units stop"}${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
-      evidence,
-      nextStep: {
-        text: `Open ${first[0]}: stop it if it should not hold these GPUs, or give the two units different GPUs.`,
-        action: { kind: "open-unit", unit: first[0] },
-      },
-      etaMs: timeoutEta,
-    };
-  }
-  if (blockers === "leftover") {
-    const mib = sumMiB(c.leftover);
-    const pids = c.leftover.map((g) => g.pid);
-    return {
-      severity: "critical",
-      code: "waiting-gpu-leftover",
-      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(mib)} on ${formatGpus(allGpus(c.leftover))} is held by ${plural(pids.length, "process", "processes")} (PID ${pidList(pids)}) still running in this unit from an earlier run, so it waits for itself${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
-      evidence,
-      nextStep: {
-        text: `Kill the left-over process${pids.length > 1 ? "es" : ""} (kill -9 ${pids.join(" ")}); KillMode=process or none lets workers outlive a stop.`,
-      },
-      etaMs: timeoutEta,
-    };
-  }
-  if (blockers === "outside") {
-    const g = c.outside[0];
-    const more = c.outside.length > 1 ? ` and ${plural(c.outside.length - 1, "other process", "other processes")}` : "";
-    const cmd = g.cmdline.length > 0 ? formatCmdline(g.cmdline, 100) : g.processName;
-    return {
-      severity: "critical",
-      code: "waiting-gpu-outside",
-      headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(sumMiB(c.outside))} on ${formatGpus(allGpus(c.outside))} is held by PID ${g.pid} outside any systemd unit (${quote(cmd)})${more}, which will not be freed until it exits${alsoExited}${timeoutClause(ctx, deadline, null)}.`,
-      evidence,
-      nextStep: {
-        text: `Stop PID ${c.outside.map((o) => o.pid).join(", ")} from a shell if ${c.outside.length > 1 ? "they" : "it"} should not hold the GPU; the start then continues.`,
-      },
-      etaMs: timeoutEta,
-    };
-  }
-
-  if (exitedView) {
-    const eta = exitedView.etaMs;
-    const timeout = timeoutClause(ctx, deadline, eta);
-    const passed = left !== null && left < 0;
-    const makesIt = eta !== null && !passed && (left === null || eta <= left);
-    const notFreeing = (exitedView.drain.status === "flat" && !exitedView.tearingDown) || exitedView.drain.status === "growing";
-    const severity = makesIt ? "warning" : (exitedView.drain.status === "unknown" || exitedView.tearingDown) && !passed ? "warning" : "critical";
-    const unattributed = unattributedOn(c, exitedGpus);
-    const amount = formatMiBRounded(exitedMiB + unattributed);
-    let next: NextStep;
-    if (makesIt) next = { text: `Nothing to do: the start should continue in about ${formatDurationWords(eta ?? 0)}, once the memory is free.` };
-    else if (notFreeing)
-      next = { text: "The memory is not being released: look for an orphaned or stuck (D-state) worker with `fuser -v /dev/nvidia*` and kill it." };
-    else if (eta !== null && left !== null && !passed)
-      next = { text: "The start will likely time out first: raise TimeoutStartSec= or wait for the memory to drain, then start again." };
-    else next = { text: "Watch the drain; if it does not progress, look for an orphaned worker with `fuser -v /dev/nvidia*`." };
-    return {
-      severity,
-      code: "waiting-gpu-exited",
-      headline: `Waiting in ExecStartPre for ${amount} of GPU memory still held by ${exitedHoldersPhrase(ctx, c.exited)} on ${formatGpus(exitedGpus)}; ${exitedView.clause}${timeout}${liveHeldMiB > 0 ? ` (live processes hold another ${formatMiBRounded(liveHeldMiB)} there)` : ""}.`,
-      evidence,
-      nextStep: next,
-      // Only a real drain estimate: a countdown to the timeout here would read as "free in".
-      etaMs: eta ?? undefined,
-    };
-  }
-
-  // Only memory nobody is listed for.
-  const view = drainView(ctx, c.unattributed.gpus, c.unattributed.mib, null);
-  evidence.push(...view.evidence);
-  const makesIt = view.etaMs !== null && (left === null || (left >= 0 && view.etaMs <= left));
-  return {
-    severity: makesIt ? "warning" : "critical",
-    code: "waiting-gpu-unattributed",
-    headline: `Waiting in ExecStartPre for GPU memory: ${formatMiBRounded(c.unattributed.mib)} on ${formatGpus(c.unattributed.gpus)} is in use but nvidia-smi lists no process for it (a process in another PID namespace, or a driver-held allocation); ${view.clause}${timeoutClause(ctx, deadline, view.etaMs)}.`,
-    evidence,
-    nextStep: { text: "Find the holder with `fuser -v /dev/nvidia*` (also inside containers) and stop it." },
-    etaMs: view.etaMs ?? undefined,
-  };
-}
-
-function unattributedOn(c: GpuContention, gpus: readonly GpuRef[]): number {
-  const uuids = new Set(gpus.map((g) => g.uuid));
-  return c.unattributed.gpus.filter((g) => uuids.has(g.uuid)).reduce((s, g) => s + g.mib, 0);
 }
 
 // ---------------------------------------------------------------------------------------
