@@ -44,9 +44,9 @@ export function UnitActions({
     <>
       {/* The actions stay mounted while none shows a button (their calls and dialogs outlive it): then this is no group and draws no box. */}
       <div
+        className={anyButton ? "flex flex-wrap gap-2" : "contents"}
         role={anyButton ? "group" : undefined}
         aria-label={anyButton ? "Unit actions" : undefined}
-        className={anyButton ? "flex flex-wrap gap-2" : "contents"}
       >
         {UNIT_ACTIONS.map((a) => (
           <UnitAction
