@@ -116,7 +116,7 @@ export function StateTimeline(props: StateTimelineProps) {
   const nowX = nowMs >= win.fromMs && nowMs <= win.toMs ? scale.x(nowMs) : null;
   const hoverX = hoverMs != null && hoverMs >= win.fromMs && hoverMs <= win.toMs ? scale.x(hoverMs) : null;
   const styles = useMemo(() => legendStyles(drawn.segments), [drawn.segments]);
-  const tipBox = tip && measured ? tipDetails(tip, drawn, nowMs, timeZone) : null;
+  const tipBox = tip && measured ? { pinned: tip.pinned, ...tipDetails(tip, drawn, nowMs, timeZone) } : null;
 
   return (
     <section className={`flex flex-col gap-2 ${className ?? ""}`} aria-labelledby={titleId}>
@@ -183,7 +183,7 @@ export function StateTimeline(props: StateTimelineProps) {
           <TimelineTooltip
             x={tipBox.x}
             width={width}
-            pinned={tip!.pinned}
+            pinned={tipBox.pinned}
             onClose={() => tooltip.send({ type: "close" })}
             onEscape={() => {
               tooltip.send({ type: "close" });
