@@ -9,10 +9,18 @@
  * matches the globs, so the diagnosis offers a button only for units the agent may act on.
  * Acting stays guarded where it always was (the router's allow-list, the adapter's own check).
  */
-import type { SystemdAdapter } from "../agent/adapter";
-import type { UnitDetail } from "../contract/types";
+import type { UnitDetail, UnitStateReading } from "../contract/types";
 import { matchesUnitGlobs, unitNameProblem } from "../contract/unitNames";
 import type { DependencyState } from "./types";
+
+/**
+ * What reading needs from systemd: the agent's SystemdAdapter fits as it is. Declared here so the
+ * diagnosis depends on nothing of the agent.
+ */
+export interface UnitStateReader {
+  /** Optional, as on the adapter: without it there are no dependency facts. */
+  readStates?(names: string[]): Promise<UnitStateReading[]>;
+}
 
 /** At most this many required units are read per diagnosis (one bus round trip each). */
 export const MAX_DEPENDENCIES = 16;
@@ -23,7 +31,7 @@ export const MAX_DEPENDENCIES = 16;
  */
 export async function readDependencyStates(
   unit: Pick<UnitDetail, "requires">,
-  systemd: Pick<SystemdAdapter, "readStates">,
+  systemd: UnitStateReader,
   unitGlobs: readonly string[],
   limit = MAX_DEPENDENCIES,
 ): Promise<DependencyState[] | undefined> {
