@@ -4,6 +4,7 @@
  */
 import type { ExecCommand, GpuAttributed, GpuHolder, GpuSample, JournalEntry, ProcessInfo, UnitDetail, UnitStatePair, UnitTransition } from "../contract/types";
 import type { DiagnosisFacts } from "./types";
+import type { Diagnosis } from "../contract/diagnosis";
 
 /** 2025-05-01 03:12:00 UTC — the middle of the night, as incidents go. */
 export const NOW = Date.UTC(2025, 4, 1, 3, 12, 0);
@@ -269,4 +270,44 @@ export function incidentFacts(o: IncidentOptions = {}): DiagnosisFacts {
       ...[11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map((s) => line(ago(s), "waiting for GPU memory", { pid: INCIDENT.controlPid })),
     ],
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared by the case tests
+
+export const evidence = (d: Diagnosis, label: string | RegExp) => d.evidence.find((e) => (typeof label === "string" ? e.label === label : label.test(e.label)));
+export const values = (d: Diagnosis) => d.evidence.map((e) => `${e.label}: ${e.value}`).join("\n");
+
+/** A unit sitting in activating/start-pre since `secondsAgo`, its ExecStartPre polling nvidia-smi. */
+export function startPreUnit(secondsAgo: number, overrides: Partial<UnitDetail> = {}): UnitDetail {
+  return unit({
+    activeState: "activating",
+    subState: "start-pre",
+    mainPid: 0,
+    controlPid: 5210,
+    stateChangeUsec: usec(ago(secondsAgo)),
+    timestamps: {
+      inactiveExitUsec: usec(ago(secondsAgo)),
+      activeEnterUsec: usec(ago(7200)),
+      activeExitUsec: usec(ago(600)),
+      inactiveEnterUsec: usec(ago(600)),
+    },
+    controlProcess: proc(5210, WAIT_GPU_ARGV, { startedAtMs: ago(secondsAgo) }),
+    mainProcess: null,
+    processes: [proc(5210, WAIT_GPU_ARGV, { startedAtMs: ago(secondsAgo) })],
+    ...overrides,
+  });
+}
+
+/** Eight idle H200s plus whatever holders the case puts on them (same in every sample). */
+export function steadyGpus(
+  holders: (index: number) => GpuAttributed["holders"],
+  extra: (index: number) => Partial<GpuAttributed> = () => ({}),
+): GpuAttributed[] {
+  return Array.from({ length: 8 }, (_, i) => gpu(i, { holders: holders(i), ...extra(i) }));
+}
+
+export function steadyFacts(u: UnitDetail, gpus: () => GpuAttributed[], overrides = {}) {
+  const recent = series(30, 0, () => gpus());
+  return facts({ unit: u, gpuNow: recent[recent.length - 1], gpuRecent: recent, ...overrides });
 }
