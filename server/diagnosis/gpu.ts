@@ -1,6 +1,7 @@
 /**
  * GPU memory contention for a unit: who holds memory on the GPUs it needs, and how fast memory
- * held by exited processes drains (linear fit over recent samples). Pure helpers for diagnose.ts.
+ * held by exited processes drains (linear fit over recent samples). Pure helpers for the cases
+ * in ./cases/ (see ./gpuEvidence.ts for how they read as evidence).
  */
 import type { GpuAttributed, GpuSample, HolderKind, ProcState } from "../contract/types";
 

@@ -1,7 +1,7 @@
 /**
  * Reading a unit's recent past: which phase a failure happened in (from the transition
  * sequence), Restart= cycles, and what systemd and the service wrote to the journal.
- * Pure helpers for diagnose.ts.
+ * Pure helpers for the cases in ./cases/.
  */
 import type { JournalEntry, UnitStatePair, UnitTransition } from "../contract/types";
 import { signalNumber } from "../contract/format";
