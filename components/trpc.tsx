@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { PanelRouter } from "@/server/panel/router";
+import { wireTransformer } from "@/server/contract/wire";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<PanelRouter>();
 
@@ -20,8 +21,8 @@ export function Providers({ children }: { children: ReactNode }) {
       links: [
         splitLink({
           condition: (op) => op.type === "subscription",
-          true: httpSubscriptionLink({ url: "/api/trpc" }),
-          false: httpBatchLink({ url: "/api/trpc" }),
+          true: httpSubscriptionLink({ url: "/api/trpc", transformer: wireTransformer }),
+          false: httpBatchLink({ url: "/api/trpc", transformer: wireTransformer }),
         }),
       ],
     }),

@@ -7,6 +7,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { Actor } from "./contract/actors";
 import { zodIssuesMessage } from "./contract/errors";
+import { wireTransformer } from "./contract/wire";
 
 export interface Context {
   /** null = not authenticated */
@@ -15,6 +16,8 @@ export interface Context {
 }
 
 const t = initTRPC.context<Context>().create({
+  // values are sent as JSON; live events may be serialized once for every stream (contract/wire.ts)
+  transformer: wireTransformer,
   sse: {
     // Pings keep proxies from closing idle streams and let clients notice a dead server.
     ping: { enabled: true, intervalMs: 10_000 },

@@ -12,7 +12,7 @@
  */
 import type { UnitAction } from "../contract/types";
 import { UNIT_ACTIONS } from "../contract/types";
-import { matchesUnitGlobs, unitNameProblem } from "../contract/unitNames";
+import { matchesUnitPatterns, unitNameProblem } from "../contract/unitNames";
 import type { Role } from "../contract/actors";
 
 export type PanelAction = "view" | "audit.view" | "users.manage" | "settings.manage";
@@ -34,6 +34,9 @@ export interface Subject {
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
+/** A unit on a host; a bare name means "on the panel's host" (host-less patterns and `*:` ones apply). */
+export type UnitTarget = string | { host: string; unit: string };
+
 const ALLOW: Decision = Object.freeze({ allowed: true });
 const refuse = (reason: string): Decision => ({ allowed: false, reason });
 
@@ -48,7 +51,7 @@ export function isUnitAction(action: string): action is UnitAction {
 export function can(
   subject: Subject | null | undefined,
   action: Action,
-  unit?: string | null,
+  target?: UnitTarget | null,
   policy: AuthorizationPolicy = DEFAULT_AUTHORIZATION_POLICY,
 ): Decision {
   if (!subject) return refuse("sign in first");
@@ -68,6 +71,8 @@ export function can(
   }
 
   if (!isUnitAction(action)) return refuse(`unknown action '${String(action)}'`);
+  const unit = typeof target === "object" && target !== null ? target.unit : target;
+  const host = typeof target === "object" && target !== null ? target.host : null;
   if (typeof unit !== "string" || unit.length === 0) return refuse(`${action} needs a unit name`);
   const nameProblem = unitNameProblem(unit);
   if (nameProblem) return refuse(nameProblem);
@@ -77,8 +82,8 @@ export function can(
   // operator
   if (action === "kill" && !policy.operatorMayKill) return refuse("only admins can kill units");
   if (subject.unitPatterns.length === 0) return refuse("your account has no unit patterns; ask an admin");
-  if (!matchesUnitGlobs(unit, subject.unitPatterns)) {
-    return refuse(`${unit} is not in your units (${subject.unitPatterns.join(", ")})`);
+  if (!matchesUnitPatterns(unit, host, subject.unitPatterns)) {
+    return refuse(`${host ? `${host}:` : ""}${unit} is not in your units (${subject.unitPatterns.join(", ")})`);
   }
   return ALLOW;
 }
@@ -86,10 +91,10 @@ export function can(
 /** Every unit action with its decision, for the UI to render buttons disabled with a reason. */
 export function unitPermissions(
   subject: Subject | null | undefined,
-  unit: string,
+  target: UnitTarget,
   policy: AuthorizationPolicy = DEFAULT_AUTHORIZATION_POLICY,
 ): Record<UnitAction, Decision> {
   const out = {} as Record<UnitAction, Decision>;
-  for (const action of UNIT_ACTIONS) out[action] = can(subject, action, unit, policy);
+  for (const action of UNIT_ACTIONS) out[action] = can(subject, action, target, policy);
   return out;
 }

@@ -71,6 +71,20 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_by_job ON audit_log(host, job_id);
     `,
   },
+  {
+    // agents added on the Hosts page (file and environment hosts are not stored)
+    version: 2,
+    sql: `
+      CREATE TABLE hosts (
+        name TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        token TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

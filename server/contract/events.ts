@@ -23,6 +23,8 @@ export type AgentEvent =
   | {
       kind: "snapshot";
       bootId: string;
+      /** the agent's version (package.json) */
+      agentVersion: string;
       host: string;
       simulated: boolean;
       units: UnitSummary[];

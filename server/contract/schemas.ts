@@ -3,6 +3,7 @@
  * key is refused, never ignored). Part of the contract: imports nothing else of the project.
  */
 import { z } from "zod";
+import { hostNameSchema } from "./fleet";
 import { unitNameSchema } from "./unitNames";
 
 export const reasonSchema = z.string().trim().max(500, "reason is longer than 500 characters").optional();
@@ -15,9 +16,10 @@ export const unitInput = z.object({ name: unitNameSchema }).strict();
 /** start / stop / restart / reset-failed / kill at the agent. */
 export const unitActionInput = z.object({ name: unitNameSchema, reason: reasonSchema }).strict();
 
-/** The same at the panel, which may ask for a confirmation first. */
+/** The same at the panel, on one of its hosts, which may ask for a confirmation first. */
 export const panelUnitActionInput = z
   .object({
+    host: hostNameSchema,
     name: unitNameSchema,
     reason: reasonSchema,
     /** The operator saw "X restarted this N s ago" and wants to act anyway. */
@@ -55,3 +57,49 @@ export const auditFilterInput = z
     limit: z.number().int().min(1).max(500).default(100),
   })
   .strict();
+
+// --- the panel: the same procedures on one of its hosts ------------------------------------
+
+const onHost = { host: hostNameSchema };
+
+export const hostInput = z.object(onHost).strict();
+export const hostUnitInput = unitInput.extend(onHost);
+export const hostTimelineInput = timelineInput.extend(onHost);
+export const hostJournalInput = journalInput.extend(onHost);
+export const hostFollowJournalInput = followJournalInput.extend(onHost);
+export const hostGpuHistoryInput = gpuHistoryInput.extend(onHost);
+
+/** `events.watch` at the panel: what to watch (see WatchScope in ./fleet.ts). */
+export const panelWatchInput = z.discriminatedUnion("watch", [
+  z.object({ watch: z.literal("fleet"), lastEventId: lastEventIdSchema }).strict(),
+  z.object({ watch: z.literal("host"), host: hostNameSchema, lastEventId: lastEventIdSchema }).strict(),
+  z.object({ watch: z.literal("unit"), host: hostNameSchema, name: unitNameSchema, lastEventId: lastEventIdSchema }).strict(),
+]);
+
+/** An agent's address: http(s) only, no credentials in it (tokens go in their own field). */
+export const agentUrlSchema = z
+  .string()
+  .trim()
+  .max(2000)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "url is not a valid URL (e.g. http://10.0.0.5:9300)" });
+      return;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "url must start with http:// or https://" });
+    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "url must not carry a user or password: give the token in its own field" });
+    else if (url.search || url.hash) ctx.addIssue({ code: "custom", message: "url must not have a query or #fragment" });
+  });
+
+/** A bearer token as an admin pastes it (the agent's token file). */
+export const agentTokenSchema = z.string().trim().min(1, "token is empty").max(1000, "token is longer than 1000 characters");
+
+export const addHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema, token: agentTokenSchema }).strict();
+
+/** Change a host the Hosts page added; a token left out stays as it is. */
+export const updateHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema.optional(), token: agentTokenSchema.optional() }).strict();
+
+export const removeHostInput = z.object({ name: hostNameSchema }).strict();

@@ -58,3 +58,24 @@ export function globToRegExp(glob: string): RegExp {
 export function matchesUnitGlobs(name: string, globs: readonly string[]): boolean {
   return globs.some((g) => globToRegExp(g).test(name));
 }
+
+/**
+ * A permission pattern: `unit-glob` (every host) or `host-glob:unit-glob` (`gpu-a:vllm-*`,
+ * `*:vllm-team-a-*`). Host names never contain ':', so the part before the first ':' is a host
+ * glob when it looks like one (lower-case letters, digits, '-', '*', '?'); a unit with ':' in its
+ * name on every host is written `*:name`.
+ */
+export function splitHostPattern(pattern: string): { hostGlob: string | null; unitGlob: string } {
+  const i = pattern.indexOf(":");
+  if (i > 0 && /^[a-z0-9*?-]+$/.test(pattern.slice(0, i))) return { hostGlob: pattern.slice(0, i), unitGlob: pattern.slice(i + 1) };
+  return { hostGlob: null, unitGlob: pattern };
+}
+
+/** Does any pattern cover `unit` on `host`? host null = "some host" (only host-less and `*:` patterns apply). */
+export function matchesUnitPatterns(unit: string, host: string | null, patterns: readonly string[]): boolean {
+  return patterns.some((p) => {
+    const { hostGlob, unitGlob } = splitHostPattern(p);
+    if (hostGlob !== null && !(host === null ? hostGlob === "*" : globToRegExp(hostGlob).test(host))) return false;
+    return globToRegExp(unitGlob).test(unit);
+  });
+}

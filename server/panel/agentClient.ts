@@ -6,6 +6,7 @@ import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, type TRPCC
 import { EventSource } from "eventsource";
 import type { AgentRouter } from "../agent/router";
 import type { Actor } from "../contract/actors";
+import { wireTransformer } from "../contract/wire";
 
 export type AgentClient = TRPCClient<AgentRouter>;
 
@@ -34,6 +35,7 @@ export function createAgentClient(conn: AgentConnection): AgentClient {
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({
           url: `${conn.url}/trpc`,
+          transformer: wireTransformer,
           EventSource,
           eventSourceOptions: ({ op }) => ({
             fetch: (input: string | URL | Request, init?: RequestInit) =>
@@ -42,6 +44,7 @@ export function createAgentClient(conn: AgentConnection): AgentClient {
         }),
         false: httpLink({
           url: `${conn.url}/trpc`,
+          transformer: wireTransformer,
           headers: ({ op }) => headersFor(op.context),
         }),
       }),

@@ -1,7 +1,9 @@
 /**
  * Panel configuration (environment):
+ *   GPUDECK_AGENTS_FILE  the agents to watch, a JSON list (see fleet/hostsConfig.ts); or, for one:
  *   GPUDECK_AGENT_URL    the agent's base URL (default http://127.0.0.1:9300)
  *   GPUDECK_AGENT_TOKEN  its bearer token (default: read <data dir>/agent-token, as the local agent writes it)
+ *   GPUDECK_AGENT_NAME   its host name in the panel (default: this machine's name for a local agent)
  *   GPUDECK_DATA_DIR     panel database (panel.db) and token file (default ./.data)
  *   GPUDECK_DEMO=1       demo mode: no login (a demo admin), a visible banner (set by `npm run demo`)
  *   GPUDECK_PUBLIC_URL   the URL people use, e.g. https://gpudeck.example: its host is allowed,
@@ -17,17 +19,15 @@
  *   GPUDECK_PROXY_DEFAULT_ROLE (viewer|operator|admin; unset refuses unknown users),
  *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators)
  */
-import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import type { ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
+import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
 export interface PanelConfig {
-  agentUrl: string;
-  agentToken: string | null;
-  /** Where the token came from (for error messages; never the token itself). */
-  agentTokenSource: string;
+  /** The agents named by the environment (the Hosts page adds more, stored in panel.db). */
+  hosts: HostConfig[];
   dataDir: string;
   demo: boolean;
   publicUrl: string | null;
@@ -75,16 +75,12 @@ function hostOf(url: string): string | null {
 
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.GPUDECK_DATA_DIR ?? ".data");
-  let agentToken = env.GPUDECK_AGENT_TOKEN?.trim() || null;
-  let agentTokenSource = "GPUDECK_AGENT_TOKEN";
-  if (!agentToken) {
-    const file = path.join(/*turbopackIgnore: true*/ dataDir, "agent-token");
-    agentTokenSource = file;
-    try {
-      agentToken = readFileSync(file, "utf8").trim() || null;
-    } catch {
-      agentToken = null;
-    }
+  let hosts: HostConfig[];
+  try {
+    hosts = loadHostsFromEnv(env, dataDir);
+  } catch (err) {
+    if (err instanceof HostsConfigError) throw new PanelConfigError(err.message);
+    throw err;
   }
   const publicUrl = env.GPUDECK_PUBLIC_URL?.trim().replace(/\/+$/, "") || null;
   if (publicUrl && hostOf(publicUrl) === null) throw new PanelConfigError(`GPUDECK_PUBLIC_URL is not a URL: "${publicUrl}"`);
@@ -108,9 +104,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
   }
 
   return {
-    agentUrl: (env.GPUDECK_AGENT_URL ?? "http://127.0.0.1:9300").replace(/\/+$/, ""),
-    agentToken,
-    agentTokenSource,
+    hosts,
     dataDir,
     demo: /^(1|true|yes)$/i.test(env.GPUDECK_DEMO ?? ""),
     publicUrl,

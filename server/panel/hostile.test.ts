@@ -21,6 +21,9 @@ import {
   type RequestOptions,
   type RpcResult,
   type TestPanel,
+  HOST,
+  hostConnected,
+  openEventStream,
 } from "./panelTestHarness";
 
 const KIMI = "vllm-kimi-k25.service";
@@ -42,7 +45,7 @@ beforeAll(async () => {
   await addUser(panel, "dora", "operator", ["vllm-*"]);
   await addUser(panel, "eve", "operator", ["vllm-*"]);
   for (const name of ["ada", "otto", "vera"]) cookie[name] = await login(panel, name);
-  await panel.watcher.host();
+  await hostConnected(panel);
 }, 30_000);
 
 afterAll(async () => {
@@ -113,7 +116,7 @@ const CASES: HostileCase[] = [
   // --- unit names, as an admin (only the name can be the reason for a refusal) ---------------
   ...NAME_CASES.map(([label, name, message]): HostileCase => ({
     name: `unit name: ${label}`,
-    request: restart("ada", { name }),
+    request: restart("ada", { host: HOST, name }),
     status: 400,
     message,
     auditUser: "ada",
@@ -121,7 +124,7 @@ const CASES: HostileCase[] = [
   })),
   {
     name: "unit outside the agent's allow-list",
-    request: restart("ada", { name: "sshd.service" }),
+    request: restart("ada", { host: HOST, name: "sshd.service" }),
     status: 403,
     message: /not in this agent's allow-list/,
     auditUser: "ada",
@@ -129,29 +132,41 @@ const CASES: HostileCase[] = [
   },
   {
     name: "systemd's own unit outside the allow-list (stop)",
-    request: () => panelRequest("units.stop", { input: { name: "systemd-journald.service" }, cookie: as("ada") }),
+    request: () => panelRequest("units.stop", { input: { host: HOST, name: "systemd-journald.service" }, cookie: as("ada") }),
     status: 403,
     message: /not in this agent's allow-list/,
     auditUser: "ada",
     auditAction: "stop",
   },
-  { name: "extra input key", request: restart("ada", { name: KIMI, shell: "reboot" }), status: 400, message: /unrecognized key|shell/i, auditUser: "ada" },
+  {
+    name: "extra input key",
+    request: restart("ada", { host: HOST, name: KIMI, shell: "reboot" }),
+    status: 400,
+    message: /unrecognized key|shell/i,
+    auditUser: "ada",
+  },
   {
     name: "reason over 500 characters",
-    request: restart("ada", { name: KIMI, reason: "x".repeat(600) }),
+    request: restart("ada", { host: HOST, name: KIMI, reason: "x".repeat(600) }),
     status: 400,
     message: /reason is longer than 500/,
     auditUser: "ada",
   },
-  { name: "reason not a string", request: restart("ada", { name: KIMI, reason: { $ne: 1 } }), status: 400, message: /reason/, auditUser: "ada" },
-  { name: "confirmed not a boolean", request: restart("ada", { name: KIMI, confirmed: "yes" }), status: 400, message: /confirmed/, auditUser: "ada" },
+  { name: "reason not a string", request: restart("ada", { host: HOST, name: KIMI, reason: { $ne: 1 } }), status: 400, message: /reason/, auditUser: "ada" },
+  {
+    name: "confirmed not a boolean",
+    request: restart("ada", { host: HOST, name: KIMI, confirmed: "yes" }),
+    status: 400,
+    message: /confirmed/,
+    auditUser: "ada",
+  },
 
   // --- bodies and content types -------------------------------------------------------------
   { name: "malformed JSON", request: restart("ada", undefined, { body: '{"name": "vllm-kimi' }), status: 400, message: /JSON|parse/i, auditUser: "ada" },
   { name: "JSON null body", request: restart("ada", undefined, { body: "null" }), status: 400, message: /object|expected/i, auditUser: "ada" },
   {
     name: "oversized body (Content-Length)",
-    request: restart("ada", { name: KIMI, reason: "x".repeat(100_000) }),
+    request: restart("ada", { host: HOST, name: KIMI, reason: "x".repeat(100_000) }),
     status: 413,
     message: /over 65536 bytes/,
     auditUser: "ada",
@@ -193,29 +208,29 @@ const CASES: HostileCase[] = [
   },
   {
     name: "text/plain with a JSON body",
-    request: restart("ada", undefined, { contentType: "text/plain", body: JSON.stringify({ name: KIMI }) }),
+    request: restart("ada", undefined, { contentType: "text/plain", body: JSON.stringify({ host: HOST, name: KIMI }) }),
     status: 415,
     message: /Only application\/json/,
     auditUser: "ada",
   },
   {
     name: "no content type",
-    request: restart("ada", undefined, { contentType: null, body: JSON.stringify({ name: KIMI }) }),
+    request: restart("ada", undefined, { contentType: null, body: JSON.stringify({ host: HOST, name: KIMI }) }),
     status: 415,
     message: /Only application\/json/,
     auditUser: "ada",
   },
   {
     name: "gzip-encoded body",
-    request: restart("ada", { name: KIMI }, { headers: { "content-encoding": "gzip" } }),
+    request: restart("ada", { host: HOST, name: KIMI }, { headers: { "content-encoding": "gzip" } }),
     status: 415,
     message: /Compressed/,
     auditUser: "ada",
   },
-  { name: "PUT", request: restart("ada", { name: KIMI }, { method: "PUT" }), status: 405, message: /Method not allowed/, auditUser: "ada" },
+  { name: "PUT", request: restart("ada", { host: HOST, name: KIMI }, { method: "PUT" }), status: 405, message: /Method not allowed/, auditUser: "ada" },
   {
     name: "mutation sent as GET",
-    request: () => panelRequest("units.restart", { method: "GET", input: { name: KIMI }, cookie: as("ada") }),
+    request: () => panelRequest("units.restart", { method: "GET", input: { host: HOST, name: KIMI }, cookie: as("ada") }),
     status: 405,
     message: /Unsupported GET-request to mutation|method/i,
     auditUser: "ada",
@@ -223,7 +238,7 @@ const CASES: HostileCase[] = [
   },
   {
     name: "unknown procedure",
-    request: () => panelRequest("units.reboot", { input: { name: KIMI }, cookie: as("ada") }),
+    request: () => panelRequest("units.reboot", { input: { host: HOST, name: KIMI }, cookie: as("ada") }),
     status: 404,
     message: /No procedure found|units\.reboot/,
     auditUser: "ada",
@@ -231,7 +246,7 @@ const CASES: HostileCase[] = [
   {
     name: "batch of 30 restarts",
     request: () => {
-      const input = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [String(i), { name: KIMI }]));
+      const input = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [String(i), { host: HOST, name: KIMI }]));
       return panelRequest(Array(30).fill("units.restart").join(","), { input, cookie: as("ada"), query: "batch=1" });
     },
     status: 400,
@@ -240,38 +255,38 @@ const CASES: HostileCase[] = [
   },
 
   // --- sessions -----------------------------------------------------------------------------
-  { name: "no session cookie", request: restart(null, { name: EMBED }), status: 401, message: /Not signed in: sign in first/, auditUser: null },
+  { name: "no session cookie", request: restart(null, { host: HOST, name: EMBED }), status: 401, message: /Not signed in: sign in first/, auditUser: null },
   {
     name: "forged session id",
-    request: restart(null, { name: EMBED }, { cookie: `gpudeck_session=${"A".repeat(43)}` }),
+    request: restart(null, { host: HOST, name: EMBED }, { cookie: `gpudeck_session=${"A".repeat(43)}` }),
     status: 401,
     message: /session has ended/,
     auditUser: null,
   },
   {
     name: "malformed session cookie",
-    request: restart(null, { name: EMBED }, { cookie: "gpudeck_session=../../admin" }),
+    request: restart(null, { host: HOST, name: EMBED }, { cookie: "gpudeck_session=../../admin" }),
     status: 401,
     message: /Not signed in/,
     auditUser: null,
   },
   {
     name: "planted second session cookie",
-    request: () => panelRequest("units.restart", { input: { name: EMBED }, cookie: `${as("ada")}; gpudeck_session=${"B".repeat(43)}` }),
+    request: () => panelRequest("units.restart", { input: { host: HOST, name: EMBED }, cookie: `${as("ada")}; gpudeck_session=${"B".repeat(43)}` }),
     status: 401,
     message: /Not signed in/,
     auditUser: null,
   },
   {
     name: "__Host- cookie over plain http",
-    request: () => panelRequest("units.restart", { input: { name: EMBED }, cookie: `__Host-${as("ada")}` }),
+    request: () => panelRequest("units.restart", { input: { host: HOST, name: EMBED }, cookie: `__Host-${as("ada")}` }),
     status: 401,
     message: /Not signed in/,
     auditUser: null,
   },
   {
     name: "X-Forwarded-User from an untrusted peer (proxy mode off)",
-    request: restart(null, { name: EMBED }, { headers: { "x-forwarded-user": "ada", "x-forwarded-for": "127.0.0.1" } }),
+    request: restart(null, { host: HOST, name: EMBED }, { headers: { "x-forwarded-user": "ada", "x-forwarded-for": "127.0.0.1" } }),
     status: 401,
     message: /Not signed in/,
     auditUser: null,
@@ -281,7 +296,7 @@ const CASES: HostileCase[] = [
     request: async () => {
       const c = await login(panel, "eve");
       tp.clock.offsetMs = panel.config.sessionIdleMs + 60_000;
-      return panelRequest("units.restart", { input: { name: EMBED }, cookie: c });
+      return panelRequest("units.restart", { input: { host: HOST, name: EMBED }, cookie: c });
     },
     status: 401,
     message: /timed out/,
@@ -292,7 +307,7 @@ const CASES: HostileCase[] = [
     request: async () => {
       const c = await login(panel, "dora");
       panel.auth.users.setDisabled("dora", true);
-      return panelRequest("units.restart", { input: { name: EMBED }, cookie: c });
+      return panelRequest("units.restart", { input: { host: HOST, name: EMBED }, cookie: c });
     },
     status: 401,
     message: /Not signed in/,
@@ -302,14 +317,14 @@ const CASES: HostileCase[] = [
   // --- roles and unit patterns --------------------------------------------------------------
   ...(["start", "stop", "restart", "resetFailed", "kill"] as const).map((proc): HostileCase => ({
     name: `viewer calls units.${proc}`,
-    request: () => panelRequest(`units.${proc}`, { input: { name: EMBED }, cookie: as("vera") }),
+    request: () => panelRequest(`units.${proc}`, { input: { host: HOST, name: EMBED }, cookie: as("vera") }),
     status: 403,
     message: /viewers cannot change units/,
     auditUser: "vera",
   })),
   {
     name: "operator restarts a unit outside their patterns",
-    request: restart("otto", { name: KIMI }),
+    request: restart("otto", { host: HOST, name: KIMI }),
     status: 403,
     message: /not in your units \(vllm-embed-\*\)/,
     auditUser: "otto",
@@ -317,7 +332,7 @@ const CASES: HostileCase[] = [
   },
   {
     name: "operator stops a unit outside their patterns",
-    request: () => panelRequest("units.stop", { input: { name: KIMI }, cookie: as("otto") }),
+    request: () => panelRequest("units.stop", { input: { host: HOST, name: KIMI }, cookie: as("otto") }),
     status: 403,
     message: /not in your units/,
     auditUser: "otto",
@@ -325,7 +340,7 @@ const CASES: HostileCase[] = [
   },
   {
     name: "operator kills their own unit (admins only)",
-    request: () => panelRequest("units.kill", { input: { name: EMBED }, cookie: as("otto") }),
+    request: () => panelRequest("units.kill", { input: { host: HOST, name: EMBED }, cookie: as("otto") }),
     status: 403,
     message: /only admins can kill/,
     auditUser: "otto",
@@ -462,35 +477,35 @@ const CASES: HostileCase[] = [
   // --- cross-origin and DNS rebinding -------------------------------------------------------
   {
     name: "cross-origin POST",
-    request: restart("ada", { name: EMBED }, { headers: { origin: "http://evil.example" } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { origin: "http://evil.example" } }),
     status: 403,
     message: /Cross-origin request refused/,
     auditUser: "ada",
   },
   {
     name: "Origin: null (sandboxed frame)",
-    request: restart("ada", { name: EMBED }, { headers: { origin: "null" } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { origin: "null" } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
   },
   {
     name: "look-alike origin (our host as a subdomain prefix)",
-    request: restart("ada", { name: EMBED }, { headers: { origin: `${ORIGIN}.evil.example` } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { origin: `${ORIGIN}.evil.example` } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
   },
   {
     name: "cross-site POST without Origin (Sec-Fetch-Site)",
-    request: restart("ada", { name: EMBED }, { headers: { origin: null, "sec-fetch-site": "cross-site" } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { origin: null, "sec-fetch-site": "cross-site" } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
   },
   {
     name: "same-site sibling POST (Sec-Fetch-Site same-site)",
-    request: restart("ada", { name: EMBED }, { headers: { origin: null, "sec-fetch-site": "same-site" } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { origin: null, "sec-fetch-site": "same-site" } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
@@ -498,21 +513,27 @@ const CASES: HostileCase[] = [
   {
     name: "cross-origin SSE (events.watch)",
     request: () =>
-      panelRequest("events.watch", { sse: true, input: {}, cookie: as("ada"), headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" } }),
+      panelRequest("events.watch", {
+        sse: true,
+        input: { watch: "host", host: HOST },
+        cookie: as("ada"),
+        headers: { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+      }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
   },
   {
     name: "cross-site SSE without Origin (followJournal)",
-    request: () => panelRequest("units.followJournal", { sse: true, input: { name: KIMI }, cookie: as("ada"), headers: { "sec-fetch-site": "cross-site" } }),
+    request: () =>
+      panelRequest("units.followJournal", { sse: true, input: { host: HOST, name: KIMI }, cookie: as("ada"), headers: { "sec-fetch-site": "cross-site" } }),
     status: 403,
     message: /Cross-origin/,
     auditUser: "ada",
   },
   {
     name: "DNS rebinding: foreign Host with a matching Origin",
-    request: restart("ada", { name: EMBED }, { headers: { host: "evil.example:3000", origin: "http://evil.example:3000" } }),
+    request: restart("ada", { host: HOST, name: EMBED }, { headers: { host: "evil.example:3000", origin: "http://evil.example:3000" } }),
     status: 403,
     message: /Host 'evil.example' is not a name of this panel/,
     auditUser: "ada",
@@ -557,19 +578,19 @@ describe("hostile input through the panel's API endpoint", () => {
 
   it("control: the same harness sees an allowed restart reach the agent (so the checks above can fail)", async () => {
     const actionsBefore = agent.hub.recentActions(100_000).length;
-    const r = await call(panel, "units.restart", { input: { name: EMBED, reason: "hostile suite control" }, cookie: as("otto") });
+    const r = await call(panel, "units.restart", { input: { host: HOST, name: EMBED, reason: "hostile suite control" }, cookie: as("otto") });
     expect(r.status, r.text).toBe(200);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore + 1);
     const last = agent.hub.recentActions(1)[0]!;
     expect(last).toMatchObject({ unit: EMBED, action: "restart", user: "otto", role: "operator", sourceAddr: "10.20.30.40", reason: "hostile suite control" });
     const row = panel.auth.audit.queryAudit({ user: "otto", action: "restart", limit: 1 })[0]!;
-    expect(row).toMatchObject({ unit: EMBED, reason: "hostile suite control", role: "operator", sourceAddr: "10.20.30.40", host: agent.hub.hostname });
+    expect(row).toMatchObject({ unit: EMBED, reason: "hostile suite control", role: "operator", sourceAddr: "10.20.30.40", host: HOST });
     expect(row.jobId).toBe(last.jobId);
   });
 
   it("a forged X-Forwarded-For never becomes the source address", async () => {
     const mark = lastAuditId();
-    await call(panel, "units.restart", { input: { name: "--help" }, cookie: as("ada"), headers: { "x-forwarded-for": "1.2.3.4" } });
+    await call(panel, "units.restart", { input: { host: HOST, name: "--help" }, cookie: as("ada"), headers: { "x-forwarded-for": "1.2.3.4" } });
     const row = panel.auth.audit.queryAudit({ limit: 1 })[0]!;
     expect(row.id).toBeGreaterThan(mark);
     expect(row.sourceAddr).toBe("10.20.30.40");
@@ -577,8 +598,8 @@ describe("hostile input through the panel's API endpoint", () => {
 
   it("a refused request is audited once, not twice", async () => {
     const mark = lastAuditId();
-    await call(panel, "units.restart", { method: "GET", input: { name: KIMI }, cookie: as("ada") });
-    await call(panel, "units.restart", { input: { name: "a;reboot" }, cookie: as("ada") });
+    await call(panel, "units.restart", { method: "GET", input: { host: HOST, name: KIMI }, cookie: as("ada") });
+    await call(panel, "units.restart", { input: { host: HOST, name: "a;reboot" }, cookie: as("ada") });
     const rows = panel.auth.audit.queryAudit({ limit: 10 }).filter((r) => r.id > mark);
     expect(rows).toHaveLength(2);
   });
@@ -595,7 +616,7 @@ describe("a panel holding the wrong agent token", () => {
   afterAll(() => bad?.close());
 
   it("reads fail with a clear error naming the token's source, never the token", async () => {
-    const r = await call(bad.panel, "units.list", { method: "GET", cookie: adaCookie });
+    const r = await call(bad.panel, "host.status", { method: "GET", input: { host: HOST }, cookie: adaCookie });
     expect(r.status).toBe(502);
     expect(messageOf(r)).toMatch(/refused the panel's bearer token \(HTTP 401\); check GPUDECK_AGENT_TOKEN/);
     expect(r.text).not.toContain("not-the-agent-token");
@@ -603,7 +624,7 @@ describe("a panel holding the wrong agent token", () => {
 
   it("an action fails clearly, reaches nothing and is audited as an error", async () => {
     const actionsBefore = agent.hub.recentActions(100_000).length;
-    const r = await call(bad.panel, "units.restart", { input: { name: EMBED }, cookie: adaCookie });
+    const r = await call(bad.panel, "units.restart", { input: { host: HOST, name: EMBED }, cookie: adaCookie });
     expect(r.status).toBe(502);
     expect(messageOf(r)).toMatch(/refused the panel's bearer token/);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
@@ -612,45 +633,51 @@ describe("a panel holding the wrong agent token", () => {
     expect(row.detail).toMatch(/bearer token/);
   });
 
-  it("the browser's event stream ends with the same error instead of stalling", async () => {
-    const res = await bad.panel.handle(panelRequest("events.watch", { sse: true, input: {}, cookie: adaCookie }));
-    const text = await new Response(res.body).text();
-    expect(text).toMatch(/serialized-error/);
-    expect(text).toMatch(/refused the panel's bearer token/);
+  it("the browser's event stream shows the host down with the same error instead of stalling", async () => {
+    await expect.poll(() => bad.panel.fleet.get(HOST)?.state, { timeout: 5000 }).toBe("down");
+    const stream = await openEventStream(bad.panel, adaCookie);
+    const text = await stream.until(/"kind":"host-snapshot".*"state":"down"/);
+    await stream.close();
+    expect(text).toMatch(/refused the panel's bearer token \(HTTP 401\); check GPUDECK_AGENT_TOKEN/);
+    expect(text).not.toContain("not-the-agent-token");
   });
 
-  it("the panel's own watcher reports it", async () => {
-    await expect.poll(() => bad.panel.watcher.lastError, { timeout: 5000 }).toMatch(/refused the panel's bearer token/);
+  it("the fleet hub reports it, and hosts.list says so", async () => {
+    await expect.poll(() => bad.panel.fleet.get(HOST)?.error, { timeout: 5000 }).toMatch(/refused the panel's bearer token/);
+    const r = await call(bad.panel, "hosts.list", { method: "GET", cookie: adaCookie });
+    expect(r.status).toBe(200);
+    expect(r.json!.result!.data).toMatchObject([{ name: HOST, state: "down", error: expect.stringMatching(/bearer token/) }]);
+    expect(r.text).not.toContain("not-the-agent-token");
   });
 });
 
 describe("the per-unit action guard", () => {
   it("a second restart within the window needs confirmed: true, and the refusal names who and when", async () => {
     const QWEN = "vllm-qwen-draft.service";
-    const first = await call(panel, "units.restart", { input: { name: QWEN, reason: "first" }, cookie: as("ada") });
+    const first = await call(panel, "units.restart", { input: { host: HOST, name: QWEN, reason: "first" }, cookie: as("ada") });
     expect(first.status, first.text).toBe(200);
     const actionsBefore = agent.hub.recentActions(100_000).length;
-    const second = await call(panel, "units.restart", { input: { name: QWEN, reason: "second" }, cookie: as("ada") });
+    const second = await call(panel, "units.restart", { input: { host: HOST, name: QWEN, reason: "second" }, cookie: as("ada") });
     expect(second.status).toBe(409);
     expect(second.json?.error?.data?.code).toBe("CONFLICT");
     expect(messageOf(second)).toMatch(/^Confirmation required: ada restarted vllm-qwen-draft\.service \d+ s ago/);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
     const refused = panel.auth.audit.queryAudit({ unit: QWEN, limit: 1 })[0]!;
     expect(refused).toMatchObject({ user: "ada", action: "restart", outcome: "refused", reason: "second" });
-    const third = await call(panel, "units.restart", { input: { name: QWEN, reason: "third", confirmed: true }, cookie: as("ada") });
+    const third = await call(panel, "units.restart", { input: { host: HOST, name: QWEN, reason: "third", confirmed: true }, cookie: as("ada") });
     expect(third.status, third.text).toBe(200);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore + 1);
     // units.get tells the UI before anyone clicks
-    const get = await call(panel, "units.get", { method: "GET", input: { name: QWEN }, cookie: as("vera") });
+    const get = await call(panel, "units.get", { method: "GET", input: { host: HOST, name: QWEN }, cookie: as("vera") });
     expect((get.json?.result?.data as { recentAction: unknown }).recentAction).toMatchObject({ user: "ada", action: "restart" });
   });
 
   it("outside the window a restart passes again", async () => {
-    const first = await call(panel, "units.stop", { input: { name: "vllm-llama-70b.service" }, cookie: as("ada") });
+    const first = await call(panel, "units.stop", { input: { host: HOST, name: "vllm-llama-70b.service" }, cookie: as("ada") });
     expect(first.status, first.text).toBe(200);
     tp.clock.offsetMs = panel.config.actionGuardMs + 1000;
     try {
-      const again = await call(panel, "units.restart", { input: { name: "vllm-llama-70b.service" }, cookie: as("ada") });
+      const again = await call(panel, "units.restart", { input: { host: HOST, name: "vllm-llama-70b.service" }, cookie: as("ada") });
       // the clock moved past the idle timeout? no: 60 s is far below it, the session still holds
       expect(again.status, again.text).toBe(200);
     } finally {

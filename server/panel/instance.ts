@@ -6,8 +6,9 @@
  */
 import { createPanelAuth, type PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
 import type { Clock } from "../auth/types";
-import { createAgentClient, type AgentClient } from "./agentClient";
-import { AgentWatcher } from "./agentWatcher";
+import { AuditSettler } from "./fleet/auditSettler";
+import { Fleet, type FleetOptions } from "./fleet/fleet";
+import { HostStore } from "./fleet/hostStore";
 import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
@@ -18,8 +19,10 @@ import type { PanelServices } from "./trpc";
 export interface Panel {
   config: PanelConfig;
   auth: PanelAuth;
-  agent: AgentClient;
-  watcher: AgentWatcher;
+  /** One live stream per agent, and the browsers' fan-out. */
+  fleet: Fleet;
+  hostStore: HostStore;
+  settler: AuditSettler;
   /** What procedures are given (named services; never this whole object). */
   services: PanelServices;
   streams: SessionStreams;
@@ -47,6 +50,8 @@ export interface CreatePanelOptions {
   auth?: Omit<PanelAuthOptions, "dataDir" | "clock">;
   refusalAuditPerMinute?: number;
   streamRecheckMs?: number;
+  /** Test hooks into the fleet hub (retry timings, summary tick). */
+  fleet?: FleetOptions;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -65,19 +70,21 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     ...options.auth,
   });
   const shutdown = new AbortController();
-  const agent = createAgentClient({ url: config.agentUrl, token: config.agentToken });
-  const agentErrors = { agentUrl: config.agentUrl, tokenSource: config.agentTokenSource };
-  const watcher = new AgentWatcher({ agent, audit: auth.audit, ...agentErrors, log, clock: options.clock });
+  const hostStore = new HostStore(auth.db, options.clock);
+  const stored = hostStore.list().filter((h) => !config.hosts.some((c) => c.name === h.name));
+  const fleet = new Fleet([...config.hosts, ...stored], { ...options.fleet, link: { log, clock: options.clock, ...options.fleet?.link } });
+  const settler = new AuditSettler(auth.audit, { clock: options.clock });
+  fleet.onHostEvent((host, event) => settler.handle(host, event));
   const streams = new SessionStreams(options.streamRecheckMs);
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
   const services: PanelServices = {
     demo: config.demo,
     auth,
-    agent,
-    agentErrors,
-    agentHost: watcher,
+    fleet,
+    hostStore,
+    settler,
     streams,
-    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => watcher.hostName),
+    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
     shutdown: shutdown.signal,
   };
   const endpoint: PanelEndpoint = { config, services };
@@ -86,8 +93,9 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const panel: Panel = {
     config,
     auth,
-    agent,
-    watcher,
+    fleet,
+    hostStore,
+    settler,
     services,
     streams,
     refusalAudit,
@@ -97,7 +105,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     prune: () => ({ audit: auth.audit.pruneAudit(config.auditRetentionMs), sessions: auth.sessions.pruneExpiredSessions() }),
     close: () => {
       shutdown.abort();
-      watcher.stop();
+      fleet.stop();
       if (pruneTimer) clearInterval(pruneTimer);
       auth.close();
     },
@@ -115,7 +123,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     prune();
     pruneTimer = setInterval(prune, DAY);
     pruneTimer.unref();
-    watcher.start();
+    fleet.start();
     if (!config.demo) {
       const setup = auth.users.ensureSetupToken();
       if (setup) {

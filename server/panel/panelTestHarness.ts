@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAgent, type RunningAgent } from "../agent/main";
 import type { Role } from "../contract/actors";
+import { wireTransformer } from "../contract/wire";
 import { loadPanelConfig } from "./config";
 import { trustPeerHeader, PEER_HEADER } from "./context";
 import { createPanel, type CreatePanelOptions, type Panel } from "./instance";
@@ -16,6 +17,8 @@ import { createPanel, type CreatePanelOptions, type Panel } from "./instance";
 export const ORIGIN = "http://127.0.0.1:3000";
 export const PEER = "10.20.30.40";
 export const PASSWORD = "correct horse battery staple";
+/** The test agent's host name in the panel (GPUDECK_AGENT_NAME). */
+export const HOST = "test-host";
 
 export class TestClock {
   offsetMs = 0;
@@ -62,6 +65,7 @@ export function startTestPanel(agent: { url: string; token: string }, options: {
     GPUDECK_DATA_DIR: dataDir,
     GPUDECK_AGENT_URL: agent.url,
     GPUDECK_AGENT_TOKEN: agent.token,
+    GPUDECK_AGENT_NAME: HOST,
     ...options.env,
   });
   const panel = createPanel(config, { clock: clock.now, log: () => {}, refusalAuditPerMinute: 10_000, ...options.panel });
@@ -177,8 +181,20 @@ export async function readSse(res: Response, until: (text: string) => boolean, t
 }
 
 /** An open events.watch stream through the endpoint, read incrementally. */
-export async function openEventStream(panel: Panel, cookie: string) {
-  const res = await panel.handle(panelRequest("events.watch", { sse: true, input: {}, cookie }));
+/** An SSE body with each `data:` payload decoded as the browser's client does (contract/wire.ts), so tests match plain JSON. */
+export function decodeSse(text: string): string {
+  return text.replace(/^data: (.*)$/gm, (line, payload: string) => {
+    try {
+      const value = wireTransformer.deserialize(JSON.parse(payload));
+      return `data: ${typeof value === "string" ? value : JSON.stringify(value)}`;
+    } catch {
+      return line;
+    }
+  });
+}
+
+export async function openEventStream(panel: Panel, cookie: string, input: unknown = { watch: "host", host: HOST }) {
+  const res = await panel.handle(panelRequest("events.watch", { sse: true, input, cookie }));
   if (res.status !== 200) throw new Error(`events.watch answered ${res.status}: ${await res.text()}`);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -186,17 +202,27 @@ export async function openEventStream(panel: Panel, cookie: string) {
   return {
     async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(text)) {
+      while (!pattern.test(decodeSse(text))) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${text.slice(-500)}`);
+        if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${decodeSse(text).slice(-500)}`);
         const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
         if (next === null) continue;
         if (next.done) break;
         text += decoder.decode(next.value, { stream: true });
       }
-      if (!pattern.test(text)) throw new Error(`stream ended without ${pattern}:\n${text.slice(-500)}`);
-      return text;
+      const decoded = decodeSse(text);
+      if (!pattern.test(decoded)) throw new Error(`stream ended without ${pattern}:\n${decoded.slice(-500)}`);
+      return decoded;
     },
     close: () => reader.cancel().catch(() => {}),
   };
+}
+
+/** Resolves once the panel's stream to `host` is connected (fails after `timeoutMs`). */
+export async function hostConnected(panel: Panel, host = HOST, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (panel.fleet.get(host)?.state !== "connected") {
+    if (Date.now() > deadline) throw new Error(`host ${host} not connected within ${timeoutMs} ms: ${panel.fleet.get(host)?.error ?? "no such host"}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

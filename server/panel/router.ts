@@ -12,6 +12,7 @@ import { auditRouter } from "./routers/auditRouter";
 import { eventsRouter } from "./routers/eventsRouter";
 import { gpusRouter } from "./routers/gpusRouter";
 import { hostRouter } from "./routers/hostRouter";
+import { hostsRouter } from "./routers/hostsRouter";
 import { sessionRouter } from "./routers/sessionRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { unitsRouter } from "./routers/unitsRouter";
@@ -21,6 +22,7 @@ export const panelRouter = router({
   session: sessionRouter,
   setup: setupRouter,
   host: hostRouter,
+  hosts: hostsRouter,
   units: unitsRouter,
   gpus: gpusRouter,
   events: eventsRouter,

@@ -7,7 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningAgent } from "../agent/main";
 import type { Panel } from "./instance";
-import { addUser, call, cookiePair, login, openEventStream, panelRequest, PASSWORD, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
+import {
+  addUser,
+  call,
+  cookiePair,
+  HOST,
+  login,
+  openEventStream,
+  panelRequest,
+  PASSWORD,
+  startTestAgent,
+  startTestPanel,
+  type TestPanel,
+} from "./panelTestHarness";
 
 const MINUTE = 60_000;
 /** the error event that ends a stream, with its data line */
@@ -68,7 +80,7 @@ describe("sign-in", () => {
     expect(m.setupPending).toBe(false);
     const list = await call(panel, "units.list", { method: "GET" });
     expect(list.status).toBe(401);
-    const watch = await panel.handle(panelRequest("events.watch", { sse: true, input: {} }));
+    const watch = await panel.handle(panelRequest("events.watch", { sse: true, input: { watch: "host", host: HOST } }));
     expect(await watch.text()).toMatch(/UNAUTHORIZED/);
   });
 
@@ -115,7 +127,7 @@ describe("sign-out", () => {
   it("ends the session, clears the cookie, ends its live stream, and is audited", async () => {
     const c = await login(panel, "sam");
     const stream = await openEventStream(panel, c);
-    await stream.until(/"kind":"snapshot"/);
+    await stream.until(/"kind":"host-snapshot"/);
     const out = await call(panel, "session.logout", { cookie: c });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().join("\n")).toMatch(/gpudeck_session=; Max-Age=0/);
@@ -138,7 +150,7 @@ describe("password change", () => {
     const here = await login(panel, "paul");
     const other = await login(panel, "paul", PASSWORD, { "x-gpudeck-peer": "10.9.9.9" });
     const otherStream = await openEventStream(panel, other);
-    await otherStream.until(/"kind":"snapshot"/);
+    await otherStream.until(/"kind":"host-snapshot"/);
     const NEW = "a completely new passphrase";
     const r = await call(panel, "session.changePassword", { input: { currentPassword: PASSWORD, newPassword: NEW }, cookie: here });
     expect(r.status, r.text).toBe(200);
@@ -175,7 +187,7 @@ describe("password change", () => {
   it("a user disabled from the CLI loses open streams at the next check", async () => {
     const c = await login(panel, "rita");
     const stream = await openEventStream(panel, c);
-    await stream.until(/"kind":"snapshot"/);
+    await stream.until(/"kind":"host-snapshot"/);
     panel.auth.users.setDisabled("rita", true); // what `npm run user -- disable rita` does to the database
     expect(await stream.until(ENDED, 3000)).toMatch(/Your session has ended/);
     panel.auth.users.setDisabled("rita", false);

@@ -16,7 +16,11 @@ import { zodIssuesMessage } from "../contract/errors";
 import { linkSignals } from "../streams/signals";
 import { publicProcedure, type Context } from "../trpc";
 import type { AgentClient } from "./agentClient";
-import { toPanelError, type AgentErrorContext } from "./agentErrors";
+import { toPanelError } from "./agentErrors";
+import type { AuditSettler } from "./fleet/auditSettler";
+import type { Fleet } from "./fleet/fleet";
+import type { HostLink } from "./fleet/hostLink";
+import type { HostStore } from "./fleet/hostStore";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
 import type { SessionStreams } from "./sessionStreams";
 
@@ -38,24 +42,17 @@ export interface PanelRequest {
   authRefusal: string | null;
 }
 
-/** What the panel knows of its agent's host beyond the client (learned from its event stream). */
-export interface AgentHostInfo {
-  /** The agent's host name: from the stream, else asked once. */
-  host(): Promise<string>;
-  /** Best current guess without asking the agent (for refusal records); null before first contact. */
-  readonly hostName: string | null;
-  /** Result of a job that already ended, if the panel saw it. */
-  finishedOutcome(host: string, jobId: number): string | undefined;
-}
-
 /** The services a procedure may use; built once per panel process (./instance.ts). */
 export interface PanelServices {
   /** Demo mode: no sign-in, everyone is the demo admin. */
   demo: boolean;
   auth: PanelAuth;
-  agent: AgentClient;
-  agentErrors: AgentErrorContext;
-  agentHost: AgentHostInfo;
+  /** One live stream per agent, fanned out to browsers; each host's agent client. */
+  fleet: Fleet;
+  /** Hosts added on the Hosts page. */
+  hostStore: HostStore;
+  /** Results of jobs, for audit rows. */
+  settler: AuditSettler;
   streams: SessionStreams;
   refusals: RefusalRecorder;
   /** Aborted on shutdown: open browser streams end with a retryable error. */
@@ -128,12 +125,21 @@ export function audited(describe: (raw: Record<string, unknown>) => AuditedCall)
 
 // --- 3. Helpers -----------------------------------------------------------------------
 
-/** Call the agent; its failures become errors people can act on (which agent, what to check). */
-export async function callAgent<T>(services: PanelServices, fn: () => Promise<T>): Promise<T> {
+/** The host of that name, or NOT_FOUND naming the hosts there are. */
+export function hostLink(services: PanelServices, host: string): HostLink {
+  const link = services.fleet.get(host);
+  if (link) return link;
+  const names = services.fleet.all().map((l) => l.name);
+  throw new TRPCError({ code: "NOT_FOUND", message: `There is no host named ${host} in this panel (hosts: ${names.length ? names.join(", ") : "none"}).` });
+}
+
+/** Call a host's agent; its failures become errors people can act on (which agent, what to check). */
+export async function callHost<T>(services: PanelServices, host: string, fn: (agent: AgentClient, link: HostLink) => Promise<T>): Promise<T> {
+  const link = hostLink(services, host);
   try {
-    return await fn();
+    return await fn(link.client, link);
   } catch (err) {
-    throw toPanelError(err, services.agentErrors);
+    throw toPanelError(err, link.errorContext);
   }
 }
 

@@ -53,6 +53,12 @@ export class BoundedQueue<T> {
     this.items.length = 0;
   }
 
+  /** After an overflow: drop what waited and accept items again (the consumer starts afresh). */
+  recover(): void {
+    this.items.length = 0;
+    this.overflowed = false;
+  }
+
   /**
    * Yields items as they come until `signal` aborts (then it returns) or the source ends or
    * fails. Throws `StreamOverflow` as soon as the bound was passed: what is still queued is

@@ -18,6 +18,7 @@ import { EventRing } from "./eventRing";
 import { GpuBuffer, type SampleAttributor, type SampleHistory } from "./gpuBuffer";
 import { HistoryPersistence } from "./persistence";
 import { UnitStates } from "./unitStates";
+import { AGENT_VERSION } from "../version";
 
 export type { SampleAttributor, SampleHistory } from "./gpuBuffer";
 
@@ -141,6 +142,7 @@ export class Hub {
     return {
       kind: "snapshot",
       bootId: this.bootId,
+      agentVersion: AGENT_VERSION,
       host: this.hostname,
       simulated: this.host.kind === "simulator",
       units: this.units(),

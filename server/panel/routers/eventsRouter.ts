@@ -1,25 +1,21 @@
 /**
- * `events.watch`: the agent's live events for a browser, resumable by event id. Each browser
- * stream re-streams one agent stream from the same id, so the agent's ring is the single source
- * of truth for replay.
+ * `events.watch`: live events for a browser, from the panel's fleet hub (one agent stream per
+ * host, fanned out), for what the page shows: `{ watch: "fleet" }`, `{ watch: "host", host }` or
+ * `{ watch: "unit", host, name }`, resumable by event id (see contract/fleet.ts).
  */
 import { tracked } from "@trpc/server";
-import type { AgentEvent } from "../../contract/events";
-import { watchInput } from "../../contract/schemas";
+import type { WatchScope } from "../../contract/fleet";
+import { panelWatchInput } from "../../contract/schemas";
 import { router } from "../../trpc";
-import { agentStream } from "../agentStream";
-import { asActor, sessionBoundStream, signedInProcedure } from "../trpc";
+import { hostLink, sessionBoundStream, signedInProcedure } from "../trpc";
 
 export const eventsRouter = router({
-  watch: signedInProcedure.input(watchInput).subscription(async function* ({ input, ctx, signal }) {
+  watch: signedInProcedure.input(panelWatchInput).subscription(async function* ({ input, ctx, signal }) {
+    const { lastEventId, ...scope } = input;
+    if (scope.watch !== "fleet") hostLink(ctx.services, scope.host); // NOT_FOUND before the stream starts
     const bound = sessionBoundStream(ctx, signal);
     try {
-      const stream = agentStream<AgentEvent>(
-        (h) => ctx.services.agent.events.watch.subscribe({ lastEventId: input?.lastEventId ?? null }, { ...h, ...asActor(ctx.actor) }),
-        bound.signal,
-        ctx.services.agentErrors,
-      );
-      for await (const { id, data } of stream) yield tracked(id, data);
+      for await (const item of ctx.services.fleet.watch(scope as WatchScope, lastEventId ?? null, bound.signal)) yield tracked(item.id, item.data);
       bound.throwIfEnded();
     } finally {
       bound.dispose();

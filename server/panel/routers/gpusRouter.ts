@@ -1,11 +1,13 @@
-/** `gpus.list` and `gpus.history`, from the agent. */
-import { gpuHistoryInput } from "../../contract/schemas";
+/** `gpus.list` and `gpus.history` of one host, from its agent. */
+import { hostGpuHistoryInput, hostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
-import { asActor, callAgent, signedInProcedure } from "../trpc";
+import { asActor, callHost, signedInProcedure } from "../trpc";
 
 export const gpusRouter = router({
-  list: signedInProcedure.query(({ ctx }) => callAgent(ctx.services, () => ctx.services.agent.gpus.list.query(undefined, asActor(ctx.actor)))),
+  list: signedInProcedure
+    .input(hostInput)
+    .query(({ input, ctx }) => callHost(ctx.services, input.host, (agent) => agent.gpus.list.query(undefined, asActor(ctx.actor)))),
   history: signedInProcedure
-    .input(gpuHistoryInput)
-    .query(({ input, ctx }) => callAgent(ctx.services, () => ctx.services.agent.gpus.history.query(input, asActor(ctx.actor)))),
+    .input(hostGpuHistoryInput)
+    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.gpus.history.query(input, asActor(ctx.actor)))),
 });

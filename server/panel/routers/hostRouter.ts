@@ -1,7 +1,10 @@
-/** `host.status`: the agent's host, as the agent reports it. */
+/** `host.status`: one host's agent, as the agent reports it. */
+import { hostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
-import { asActor, callAgent, signedInProcedure } from "../trpc";
+import { asActor, callHost, signedInProcedure } from "../trpc";
 
 export const hostRouter = router({
-  status: signedInProcedure.query(({ ctx }) => callAgent(ctx.services, () => ctx.services.agent.host.status.query(undefined, asActor(ctx.actor)))),
+  status: signedInProcedure
+    .input(hostInput)
+    .query(({ input, ctx }) => callHost(ctx.services, input.host, (agent) => agent.host.status.query(undefined, asActor(ctx.actor)))),
 });

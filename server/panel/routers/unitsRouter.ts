@@ -6,12 +6,12 @@
 import { tracked, TRPCError } from "@trpc/server";
 import { can, unitPermissions } from "../../auth/authorize";
 import { UNIT_ACTION_PROCEDURES } from "../../contract/procedures";
-import { followJournalInput, journalInput, panelUnitActionInput, timelineInput, unitInput } from "../../contract/schemas";
+import { hostFollowJournalInput, hostJournalInput, hostTimelineInput, hostUnitInput, panelUnitActionInput } from "../../contract/schemas";
 import type { JournalEntry, UnitAction } from "../../contract/types";
 import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
-import { asActor, audited, callAgent, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
+import { asActor, audited, callHost, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
 function rawUnit(raw: Record<string, unknown>): string | null {
@@ -21,7 +21,12 @@ function rawUnit(raw: Record<string, unknown>): string | null {
 
 function unitAction(action: UnitAction) {
   const procedure = UNIT_ACTION_PROCEDURES[action];
-  return audited((raw) => ({ action, unit: rawUnit(raw), reason: typeof raw.reason === "string" ? raw.reason : null }))
+  return audited((raw) => ({
+    action,
+    unit: rawUnit(raw),
+    reason: typeof raw.reason === "string" ? raw.reason : null,
+    host: typeof raw.host === "string" ? raw.host.slice(0, 100) : null,
+  }))
     .use(({ ctx, next }) => {
       if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
       return next({ ctx: { actor: ctx.actor } });
@@ -30,9 +35,10 @@ function unitAction(action: UnitAction) {
     .mutation(async ({ input, ctx }) => {
       const { actor, panelRequest: req, services } = ctx;
       const { auth } = services;
-      const decision = can(actor, action, input.name, auth.authorization);
+      const { host } = input;
+      const decision = can(actor, action, { host, unit: input.name }, auth.authorization);
       if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
-      const host = await callAgent(services, () => services.agentHost.host());
+      const link = hostLink(services, host);
       const base = { user: actor.user, role: actor.role, sourceAddr: req.sourceAddr, host, unit: input.name, action, reason: input.reason || null };
       const claim = auth.guard.claim({ host, unit: input.name, action, user: actor.user, confirmed: input.confirmed === true });
       if (!claim.ok) {
@@ -44,13 +50,13 @@ function unitAction(action: UnitAction) {
       const auditId = auth.audit.recordAudit({ ...base, outcome: "pending", detail: input.confirmed ? "confirmed after a recent action" : null });
       ctx.audit.recorded = true;
       try {
-        const r = await callAgent(services, () => services.agent.units[procedure].mutate({ name: input.name, reason: input.reason }, asActor(actor)));
-        const outcome = r.jobId === null ? "done" : (services.agentHost.finishedOutcome(host, r.jobId) ?? "pending");
+        const r = await link.client.units[procedure].mutate({ name: input.name, reason: input.reason }, asActor(actor));
+        const outcome = r.jobId === null ? "done" : (services.settler.finishedOutcome(host, r.jobId) ?? "pending");
         auth.audit.updateAuditOutcome(auditId, outcome, { jobId: r.jobId });
         return { ...r, auditId };
       } catch (err) {
         claim.release();
-        const e = toPanelError(err, services.agentErrors);
+        const e = toPanelError(err, link.errorContext);
         auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });
         throw e;
       }
@@ -58,15 +64,19 @@ function unitAction(action: UnitAction) {
 }
 
 export const unitsRouter = router({
-  list: signedInProcedure.query(({ ctx }) => callAgent(ctx.services, () => ctx.services.agent.units.list.query(undefined, asActor(ctx.actor)))),
-  get: signedInProcedure.input(unitInput).query(async ({ input, ctx }) => {
+  /** Every unit of every host that is connected (or was: the last known state, with the host's state in hosts.list). */
+  list: signedInProcedure.query(({ ctx }) => ({
+    units: ctx.services.fleet.all().flatMap((l) => [...l.units.values()].map((u) => ({ ...u, host: l.name }))),
+    hosts: ctx.services.fleet.summaries(),
+  })),
+  get: signedInProcedure.input(hostUnitInput).query(async ({ input: { host, name }, ctx }) => {
     const { services } = ctx;
-    const detail = await callAgent(services, () => services.agent.units.get.query(input, asActor(ctx.actor)));
-    const known = services.agentHost.hostName;
-    const recent = known ? services.auth.guard.peek(known, input.name) : null;
+    const detail = await callHost(services, host, (agent) => agent.units.get.query({ name }, asActor(ctx.actor)));
+    const recent = services.auth.guard.peek(host, name);
     return {
+      host,
       detail,
-      permissions: unitPermissions(ctx.actor, input.name, services.auth.authorization),
+      permissions: unitPermissions(ctx.actor, { host, unit: name }, services.auth.authorization),
       /** A restart/stop/kill within the guard window: a repeat needs `confirmed: true`. */
       recentAction: recent ? { user: recent.user, action: recent.action, atMs: recent.at } : null,
     };
@@ -77,21 +87,22 @@ export const unitsRouter = router({
   resetFailed: unitAction("reset-failed"),
   kill: unitAction("kill"),
   diagnose: signedInProcedure
-    .input(unitInput)
-    .query(({ input, ctx }) => callAgent(ctx.services, () => ctx.services.agent.units.diagnose.query(input, asActor(ctx.actor)))),
+    .input(hostUnitInput)
+    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.diagnose.query(input, asActor(ctx.actor)))),
   timeline: signedInProcedure
-    .input(timelineInput)
-    .query(({ input, ctx }) => callAgent(ctx.services, () => ctx.services.agent.units.timeline.query(input, asActor(ctx.actor)))),
+    .input(hostTimelineInput)
+    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)))),
   journal: signedInProcedure
-    .input(journalInput)
-    .query(({ input, ctx }) => callAgent(ctx.services, () => ctx.services.agent.units.journal.query(input, asActor(ctx.actor)))),
-  followJournal: signedInProcedure.input(followJournalInput).subscription(async function* ({ input, ctx, signal }) {
+    .input(hostJournalInput)
+    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
+  followJournal: signedInProcedure.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
+    const link = hostLink(ctx.services, host);
     const bound = sessionBoundStream(ctx, signal);
     try {
       const stream = agentStream<JournalEntry>(
-        (h) => ctx.services.agent.units.followJournal.subscribe(input, { ...h, ...asActor(ctx.actor) }),
+        (h) => link.client.units.followJournal.subscribe(input, { ...h, ...asActor(ctx.actor) }),
         bound.signal,
-        ctx.services.agentErrors,
+        link.errorContext,
       );
       for await (const { id, data } of stream) yield tracked(id, data);
       bound.throwIfEnded();

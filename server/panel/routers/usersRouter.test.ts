@@ -143,7 +143,7 @@ describe("an admin manages users", () => {
   it("disabling ends the user's sessions and open streams at once; enabling lets them sign in again", async () => {
     const c = await login(panel, "bob", NEW_PASSWORD);
     const stream = await openEventStream(panel, c);
-    await stream.until(/"kind":"snapshot"/);
+    await stream.until(/"kind":"host-snapshot"/);
     const mark = lastAuditId();
     const r = await mutate("setDisabled", { username: "bob", disabled: true });
     expect(r.status, r.text).toBe(200);
@@ -166,7 +166,7 @@ describe("an admin manages users", () => {
     const first = await login(panel, "bob", NEW_PASSWORD);
     const second = await login(panel, "bob", NEW_PASSWORD, { "x-gpudeck-peer": "10.9.9.9" });
     const stream = await openEventStream(panel, second);
-    await stream.until(/"kind":"snapshot"/);
+    await stream.until(/"kind":"host-snapshot"/);
     const mark = lastAuditId();
     const r = await mutate("resetPassword", { username: "bob", password: RESET_PASSWORD });
     expect(r.status, r.text).toBe(200);

@@ -1,13 +1,13 @@
 /**
- * The panel's watcher on its agent's event stream: audit rows get the job result when the job
- * ends, and that keeps working across an agent restart.
+ * The fleet hub's stream from an agent feeds the audit log: audit rows get the job result when the
+ * job ends, and that keeps working across an agent restart.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningAgent } from "../agent/main";
-import { addUser, call, login, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
+import type { RunningAgent } from "../../agent/main";
+import { addUser, call, HOST, login, startTestAgent, startTestPanel, type TestPanel } from "../panelTestHarness";
 
 const EMBED = "vllm-embed-small.service";
 const QWEN = "vllm-qwen-draft.service";
@@ -33,15 +33,15 @@ afterAll(async () => {
 });
 
 async function restart(unit: string): Promise<number> {
-  const r = await call(tp.panel, "units.restart", { input: { name: unit, reason: "watcher test", confirmed: true }, cookie: ada });
+  const r = await call(tp.panel, "units.restart", { input: { host: HOST, name: unit, reason: "watcher test", confirmed: true }, cookie: ada });
   expect(r.status, r.text).toBe(200);
   return (r.json!.result!.data as { auditId: number }).auditId;
 }
 
-describe("agent watcher", () => {
-  it("learns the agent's host name from the stream", async () => {
-    await expect.poll(() => tp.panel.watcher.hostName, { timeout: 5000 }).toBe(agent.hub.hostname);
-    expect(tp.panel.watcher.bootId).toBe(agent.hub.bootId);
+describe("audit settler on the fleet's agent stream", () => {
+  it("learns the agent's machine name and boot from the stream", async () => {
+    await expect.poll(() => tp.panel.fleet.get(HOST)?.hostname, { timeout: 5000 }).toBe(agent.hub.hostname);
+    expect(tp.panel.fleet.get(HOST)!.bootId).toBe(agent.hub.bootId);
   });
 
   it("writes the job result into the audit row when the job ends", async () => {
@@ -53,8 +53,8 @@ describe("agent watcher", () => {
   });
 
   it("survives an agent restart: reconnects, settles orphaned rows, keeps updating outcomes", async () => {
-    const host = tp.panel.watcher.hostName!;
-    const oldBoot = tp.panel.watcher.bootId;
+    const host = HOST;
+    const oldBoot = tp.panel.fleet.get(HOST)!.bootId;
     // a row whose job will never be reported (it ended while nobody watched)
     const orphan = tp.panel.auth.audit.recordAudit({
       at: Date.now() - 120_000,
@@ -69,10 +69,10 @@ describe("agent watcher", () => {
       jobId: 987_654,
     });
     await agent.close();
-    await expect.poll(() => tp.panel.watcher.lastError, { timeout: 10_000 }).toMatch(/could not be reached|closed|shutting down/);
+    await expect.poll(() => tp.panel.fleet.get(HOST)!.error, { timeout: 10_000 }).toMatch(/could not be reached|closed|shutting down/);
     agent = await startTestAgent({ dataDir: agentDir, port });
-    await expect.poll(() => tp.panel.watcher.bootId, { timeout: 15_000 }).not.toBe(oldBoot);
-    expect(tp.panel.watcher.bootId).toBe(agent.hub.bootId);
+    await expect.poll(() => tp.panel.fleet.get(HOST)!.bootId, { timeout: 15_000 }).not.toBe(oldBoot);
+    expect(tp.panel.fleet.get(HOST)!.bootId).toBe(agent.hub.bootId);
     expect(tp.panel.auth.audit.getAudit(orphan)).toMatchObject({ outcome: "unknown" });
     const id = await restart(EMBED);
     await expect.poll(() => tp.panel.auth.audit.getAudit(id)!.outcome, { timeout: 10_000 }).toBe("done");

@@ -1,0 +1,61 @@
+/**
+ * Audit rows of actions get their job's result, from the fleet's agent streams (no stream of its
+ * own): a `job` event that finished, or an `action` event carrying an outcome, settles the row
+ * still "pending" for that host and job. Results are remembered for a while, for a job that ends
+ * before the panel stored its job id. After a host's stream (re)starts from a snapshot, pending
+ * rows of that host whose jobs no longer run are settled as "unknown": their end happened while
+ * nobody was watching.
+ */
+import type { AuditStore } from "../../auth/audit";
+import type { AgentEvent } from "../../contract/events";
+
+export interface AuditSettlerOptions {
+  /** Pending rows younger than this are left alone when settling after a snapshot. Default 30 s. */
+  settleAfterMs?: number;
+  clock?: () => number;
+}
+
+export class AuditSettler {
+  private readonly finished = new Map<string, string>();
+
+  constructor(
+    private readonly audit: AuditStore,
+    private readonly opts: AuditSettlerOptions = {},
+  ) {}
+
+  /** The result of a job that already ended on `host`, if it was seen. */
+  finishedOutcome(host: string, jobId: number): string | undefined {
+    return this.finished.get(`${host}\u0000${jobId}`);
+  }
+
+  handle(host: string, event: AgentEvent): void {
+    switch (event.kind) {
+      case "snapshot": {
+        const running = new Set(event.units.flatMap((u) => (u.job ? [u.job.id] : [])));
+        const cutoff = (this.opts.clock ?? Date.now)() - (this.opts.settleAfterMs ?? 30_000);
+        for (const row of this.audit.queryAudit({ host, outcome: "pending", to: cutoff, limit: 1000 })) {
+          if (row.jobId === null || running.has(row.jobId)) continue;
+          this.audit.updateAuditOutcome(row.id, "unknown", {
+            detail: "the job ended while the panel was not watching (the agent or the panel restarted)",
+          });
+        }
+        return;
+      }
+      case "job":
+        if (event.job.phase === "finished") this.settle(host, event.job.result ?? "done", event.job.jobId);
+        return;
+      case "action":
+        if (event.action.jobId !== null && event.action.outcome) this.settle(host, event.action.outcome, event.action.jobId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private settle(host: string, outcome: string, jobId: number): void {
+    const key = `${host}\u0000${jobId}`;
+    this.finished.set(key, outcome);
+    if (this.finished.size > 2000) this.finished.delete(this.finished.keys().next().value!);
+    this.audit.updateAuditOutcomeByJob(host, jobId, outcome);
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The panel's one live subscription to one agent (`events.watch`), whether 0 or 1,000 browsers
+ * watch that host. It keeps what the host last said (units, GPU sample, backend status), its own
+ * ring of events for browsers that resume, and the connection state people see: connecting,
+ * connected, or down since … with the error. A stream that fails is re-opened with backoff,
+ * resuming after the last agent event id (the agent replays what was missed, or sends a fresh
+ * snapshot after its own restart). One slow or dead agent never blocks another: each link has
+ * its own stream and timers, and nothing here awaits another host.
+ */
+import { agentErrorMessage } from "../agentErrors";
+import { createAgentClient, type AgentClient } from "../agentClient";
+import type { AgentEvent } from "../../contract/events";
+import { hostEventId, type HostSnapshot, type HostState, type HostSummary, type PanelEvent } from "../../contract/fleet";
+import type { BackendStatus, GpuSample, UnitSummary } from "../../contract/types";
+import type { HostConfig } from "./hostsConfig";
+import { HostRing, type RingEntry } from "./hostRing";
+import { summarize } from "./summary";
+
+const LINK_ACTOR = { user: "gpudeck-panel", role: "viewer" as const, unitPatterns: [] };
+
+export interface HostLinkOptions {
+  log?: (msg: string) => void;
+  clock?: () => number;
+  /** Backoff for re-opening a failed stream. Default 1 s doubling to 30 s. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  ringSize?: number;
+}
+
+/** What a link tells the fleet: an event for browsers (with its id), or just "my summary changed". */
+export type HostLinkListener = (update: { entry: RingEntry | null; raw: AgentEvent | null }) => void;
+
+export class HostLink {
+  readonly name: string;
+  readonly client: AgentClient;
+  state: HostState = "connecting";
+  sinceMs: number;
+  error: string | null = null;
+  agentVersion: string | null = null;
+  hostname: string | null = null;
+  simulated = false;
+  bootId: string | null = null;
+  units = new Map<string, UnitSummary>();
+  gpu: GpuSample | null = null;
+  systemd: BackendStatus | null = null;
+  telemetry: BackendStatus | null = null;
+  /** the last agent event id seen (resume point for the agent stream) */
+  private lastAgentId: string | null = null;
+  private lastSeq = 0;
+  private readonly ring: HostRing;
+  private readonly listeners = new Set<HostLinkListener>();
+  private sub: { unsubscribe(): void } | null = null;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private attempt = 0;
+  private stopped = true;
+  private cachedSummary: HostSummary | null = null;
+  private readonly log: (msg: string) => void;
+  private readonly clock: () => number;
+
+  constructor(
+    readonly config: HostConfig,
+    private readonly opts: HostLinkOptions = {},
+  ) {
+    this.name = config.name;
+    this.log = opts.log ?? ((m) => console.error(`[panel] ${m}`));
+    this.clock = opts.clock ?? Date.now;
+    this.sinceMs = this.clock();
+    this.client = createAgentClient({ url: config.url, token: config.token });
+    this.ring = new HostRing(opts.ringSize);
+  }
+
+  /** Where errors say the agent and its token are (never the token). */
+  get errorContext() {
+    return { agentUrl: this.config.url, tokenSource: this.config.tokenSource };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    this.sub?.unsubscribe();
+    this.sub = null;
+    this.listeners.clear();
+  }
+
+  onUpdate(listener: HostLinkListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  summary(): HostSummary {
+    this.cachedSummary ??= summarize(this);
+    return this.cachedSummary;
+  }
+
+  /** The id of the last event the panel has of this host (what a snapshot stands for). */
+  currentId(): string {
+    return hostEventId(this.name, `${this.bootId ?? ""}-${this.lastSeq}`);
+  }
+
+  /** The host as it is now; for one unit's page, only that unit. */
+  snapshot(unit?: string): HostSnapshot {
+    const units = unit ? [...this.units.values()].filter((u) => u.name === unit) : [...this.units.values()];
+    return {
+      kind: "host-snapshot",
+      host: this.name,
+      summary: this.summary(),
+      bootId: this.bootId,
+      units,
+      systemd: this.systemd,
+      telemetry: this.telemetry,
+      gpu: this.gpu,
+      atMs: this.clock(),
+    };
+  }
+
+  /** Events after the agent position `seq` of `bootId`; null when only a snapshot can resume. */
+  replayAfter(bootId: string, seq: number): RingEntry[] | null {
+    if (bootId !== this.bootId) return null;
+    if (seq >= this.lastSeq) return [];
+    return this.ring.after(bootId, seq);
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.sub = this.client.events.watch.subscribe(
+      { lastEventId: this.lastAgentId },
+      {
+        context: { actor: LINK_ACTOR },
+        onData: ({ id, data }) => this.received(id, data),
+        onError: (err) => this.failed(err),
+        onComplete: () => this.failed(new Error("the agent closed the event stream")),
+        onConnectionStateChange: (s) => {
+          if (s.state === "connecting" && s.error) this.setState("down", agentErrorMessage(s.error, this.errorContext));
+        },
+      },
+    );
+  }
+
+  private failed(err: unknown): void {
+    this.sub?.unsubscribe();
+    this.sub = null;
+    if (this.stopped) return;
+    this.setState("down", agentErrorMessage(err, this.errorContext));
+    const min = this.opts.retryMinMs ?? 1000;
+    const delay = Math.min(this.opts.retryMaxMs ?? 30_000, min * 2 ** this.attempt);
+    this.attempt++;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.connect();
+    }, delay);
+    this.retry.unref?.();
+  }
+
+  private setState(state: HostState, error: string | null): void {
+    if (state === this.state && error === this.error) return;
+    if (state !== this.state) this.sinceMs = this.clock();
+    if (state === "down" && error && error !== this.error) this.log(`host ${this.name}: ${error}`);
+    if (state === "connected" && this.state === "down") this.log(`host ${this.name}: the agent's event stream is back (${this.config.url})`);
+    this.state = state;
+    this.error = error;
+    this.changed(null, null);
+  }
+
+  private received(agentId: string, event: AgentEvent): void {
+    this.lastAgentId = agentId;
+    this.attempt = 0;
+    const dash = agentId.lastIndexOf("-");
+    const bootId = agentId.slice(0, dash);
+    const seq = Number(agentId.slice(dash + 1));
+    if (this.state !== "connected") {
+      this.state = "connected";
+      this.sinceMs = this.clock();
+      if (this.error) this.log(`host ${this.name}: the agent's event stream is back (${this.config.url})`);
+      this.error = null;
+    }
+    this.lastSeq = seq;
+    const id = hostEventId(this.name, agentId);
+    const panelEvent = this.absorb(event, bootId, seq);
+    if (!panelEvent) {
+      this.changed(null, event);
+      return;
+    }
+    const entry: RingEntry = { seq, id, event: panelEvent, unit: unitOf(panelEvent) };
+    if (panelEvent.kind !== "gpu" && panelEvent.kind !== "host-snapshot") this.ring.push(entry);
+    this.changed(entry, event);
+  }
+
+  /** Update what the panel knows of the host; the browser-facing event (null: nothing to pass on). */
+  private absorb(e: AgentEvent, bootId: string, seq: number): PanelEvent | null {
+    const host = this.name;
+    switch (e.kind) {
+      case "snapshot":
+        this.bootId = e.bootId;
+        this.agentVersion = e.agentVersion ?? null;
+        this.hostname = e.host;
+        this.simulated = e.simulated;
+        this.units = new Map(e.units.map((u) => [u.name, u]));
+        this.systemd = e.systemd;
+        this.telemetry = e.telemetry;
+        this.gpu = e.gpu;
+        this.ring.reset(bootId, seq);
+        this.cachedSummary = null;
+        return this.snapshot();
+      case "unit":
+        this.units.set(e.unit.name, e.unit);
+        return { kind: "unit", host, unit: e.unit };
+      case "unit-removed":
+        this.units.delete(e.name);
+        return { kind: "unit-removed", host, name: e.name };
+      case "transition":
+        return { kind: "transition", host, transition: e.transition };
+      case "job":
+        return { kind: "job", host, job: e.job };
+      case "action":
+        return { kind: "action", host, action: e.action };
+      case "gpu":
+        this.gpu = e.sample;
+        return { kind: "gpu", host, sample: e.sample };
+      case "status":
+        this.systemd = e.systemd;
+        this.telemetry = e.telemetry;
+        return { kind: "status", host, systemd: e.systemd, telemetry: e.telemetry };
+    }
+  }
+
+  private changed(entry: RingEntry | null, raw: AgentEvent | null): void {
+    this.cachedSummary = null;
+    for (const l of this.listeners) l({ entry, raw });
+  }
+}
+
+function unitOf(e: PanelEvent): string | null {
+  switch (e.kind) {
+    case "unit":
+      return e.unit.name;
+    case "unit-removed":
+      return e.name;
+    case "transition":
+      return e.transition.unit;
+    case "job":
+      return e.job.unit;
+    case "action":
+      return e.action.unit;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Which agents the panel watches, from its environment:
+ * - `GPUDECK_AGENTS_FILE`: a JSON list, `[{"name": "gpu-a", "url": "http://10.0.0.5:9300",
+ *   "tokenFile": "/etc/gpudeck/gpu-a.token"}, …]` (or `"token"` inline). Names are DNS-label-like
+ *   and unique; an error names the entry and the key.
+ * - otherwise `GPUDECK_AGENT_URL` + `GPUDECK_AGENT_TOKEN` (default: `<data dir>/agent-token`, as a
+ *   local agent writes it): one host, named `GPUDECK_AGENT_NAME` or after the agent's address
+ *   (this machine's name for a loopback agent).
+ * Hosts added on the Hosts page live in the panel database (./hostStore.ts) and are merged in.
+ * A token is never logged and never sent to a browser: errors say where it came from.
+ */
+import { readFileSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { hostNameProblem, type HostSource } from "../../contract/fleet";
+import { agentUrlSchema } from "../../contract/schemas";
+
+export interface HostConfig {
+  name: string;
+  url: string;
+  token: string | null;
+  /** where the token came from, for messages (never the token) */
+  tokenSource: string;
+  source: HostSource;
+}
+
+export class HostsConfigError extends Error {}
+
+const entrySchema = z
+  .object({
+    name: z.string(),
+    url: agentUrlSchema,
+    token: z.string().min(1).max(1000).optional(),
+    tokenFile: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
+/** A DNS label made from any text ("GPU_Node.7" → "gpu-node-7"); "local" when nothing is left. */
+export function hostNameFrom(text: string): string {
+  const label = text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 63)
+    .replace(/-+$/, "");
+  return label || "local";
+}
+
+function readToken(file: string, what: string): string {
+  let text: string;
+  try {
+    text = readFileSync(/*turbopackIgnore: true*/ file, "utf8");
+  } catch (err) {
+    throw new HostsConfigError(`${what}: cannot read tokenFile ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const token = text.trim();
+  if (!token) throw new HostsConfigError(`${what}: tokenFile ${file} is empty`);
+  return token;
+}
+
+/** Parse the agents file's text; `file` only names it in errors, `baseDir` resolves relative token files. */
+export function parseAgentsFile(text: string, file: string, baseDir = path.dirname(file)): HostConfig[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new HostsConfigError(`GPUDECK_AGENTS_FILE ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(json))
+    throw new HostsConfigError(
+      `GPUDECK_AGENTS_FILE ${file} must hold a JSON list of agents, e.g. [{"name": "gpu-a", "url": "http://10.0.0.5:9300", "tokenFile": "/etc/gpudeck/gpu-a.token"}]`,
+    );
+  const hosts: HostConfig[] = [];
+  const seen = new Set<string>();
+  json.forEach((raw: unknown, i: number) => {
+    const label = typeof (raw as { name?: unknown })?.name === "string" ? `entry ${i + 1} ("${(raw as { name: string }).name}")` : `entry ${i + 1}`;
+    const what = `GPUDECK_AGENTS_FILE ${file}, ${label}`;
+    const parsed = entrySchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const key = issue.path.length ? issue.path.join(".") : issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys?.join(", ") : null;
+      throw new HostsConfigError(`${what}: ${key ? `key "${key}": ` : ""}${issue.message}`);
+    }
+    const entry = parsed.data;
+    const nameProblem = hostNameProblem(entry.name);
+    if (nameProblem) throw new HostsConfigError(`${what}: key "name": ${nameProblem}`);
+    if (seen.has(entry.name)) throw new HostsConfigError(`${what}: key "name": "${entry.name}" is used by an earlier entry; names must be unique`);
+    seen.add(entry.name);
+    if (entry.token !== undefined && entry.tokenFile !== undefined) throw new HostsConfigError(`${what}: give "token" or "tokenFile", not both`);
+    if (entry.token === undefined && entry.tokenFile === undefined)
+      throw new HostsConfigError(`${what}: key "tokenFile" (or "token") is missing: each agent needs its bearer token`);
+    const tokenFile = entry.tokenFile === undefined ? null : path.resolve(/*turbopackIgnore: true*/ baseDir, entry.tokenFile);
+    hosts.push({
+      name: entry.name,
+      url: entry.url.replace(/\/+$/, ""),
+      token: tokenFile ? readToken(tokenFile, what) : entry.token!.trim(),
+      tokenSource: tokenFile ?? `the "token" of ${label} in ${file}`,
+      source: "file",
+    });
+  });
+  return hosts;
+}
+
+/** The hosts the environment names (see the file comment). */
+export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined>>, dataDir: string): HostConfig[] {
+  const file = env.GPUDECK_AGENTS_FILE?.trim();
+  if (file) {
+    if (env.GPUDECK_AGENT_URL?.trim()) throw new HostsConfigError("set GPUDECK_AGENTS_FILE or GPUDECK_AGENT_URL, not both (list every agent in the file)");
+    let text: string;
+    try {
+      text = readFileSync(/*turbopackIgnore: true*/ file, "utf8");
+    } catch (err) {
+      throw new HostsConfigError(`cannot read GPUDECK_AGENTS_FILE ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    return parseAgentsFile(text, file);
+  }
+  const url = (env.GPUDECK_AGENT_URL?.trim() || "http://127.0.0.1:9300").replace(/\/+$/, "");
+  const checked = agentUrlSchema.safeParse(url);
+  if (!checked.success) throw new HostsConfigError(`GPUDECK_AGENT_URL: ${checked.error.issues[0]!.message}`);
+  let token = env.GPUDECK_AGENT_TOKEN?.trim() || null;
+  let tokenSource = "GPUDECK_AGENT_TOKEN";
+  if (!token) {
+    tokenSource = path.join(/*turbopackIgnore: true*/ dataDir, "agent-token");
+    try {
+      token = readFileSync(/*turbopackIgnore: true*/ tokenSource, "utf8").trim() || null;
+    } catch {
+      token = null;
+    }
+  }
+  const given = env.GPUDECK_AGENT_NAME?.trim();
+  if (given) {
+    const problem = hostNameProblem(given);
+    if (problem) throw new HostsConfigError(`GPUDECK_AGENT_NAME: ${problem}`);
+  }
+  const agentHost = new URL(url).hostname;
+  const loopback = agentHost === "localhost" || agentHost.startsWith("127.") || agentHost === "[::1]";
+  const name = given || hostNameFrom(loopback ? osHostname() : agentHost);
+  return [{ name, url, token, tokenSource, source: "env" }];
+}

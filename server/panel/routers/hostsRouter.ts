@@ -1,0 +1,108 @@
+/**
+ * `hosts.*`: the fleet. Everyone signed in sees every host's summary; admins add, change and
+ * remove the hosts stored in the panel database (those from GPUDECK_AGENTS_FILE or
+ * GPUDECK_AGENT_URL are read-only here). Every change and every refused one is audited. A
+ * token goes in, never out: reads say only whether one is set and its last characters to admins.
+ */
+import { TRPCError } from "@trpc/server";
+import { can } from "../../auth/authorize";
+import type { Actor } from "../../contract/actors";
+import { addHostInput, hostInput, removeHostInput, updateHostInput } from "../../contract/schemas";
+import { router } from "../../trpc";
+import { tokenHint } from "../fleet/hostStore";
+import type { HostLink } from "../fleet/hostLink";
+import { audited, hostLink, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
+
+/** A host as the Hosts page shows it: the summary, and for admins where it is and whether a token is set. */
+function hostView(link: HostLink, actor: Actor) {
+  const admin = actor.role === "admin";
+  return {
+    ...link.summary(),
+    url: admin ? link.config.url : null,
+    tokenSet: link.config.token !== null,
+    tokenHint: admin ? tokenHint(link.config.token) : null,
+    editable: link.config.source === "panel",
+  };
+}
+
+function requireAdmin(ctx: { actor: Actor | null; panelRequest: PanelRequest; services: PanelServices }): Actor {
+  if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+  const decision = can(ctx.actor, "settings.manage", null, ctx.services.auth.authorization);
+  if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+  return ctx.actor;
+}
+
+/** A change to the hosts: audited under `action` (with the host's name when it is one), admins only. */
+function hostChange(action: string) {
+  return audited((raw) => ({ action, unit: null, host: typeof raw.name === "string" ? raw.name.slice(0, 100) : null })).use(({ ctx, next }) =>
+    next({ ctx: { actor: requireAdmin(ctx) } }),
+  );
+}
+
+function record(
+  ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } },
+  action: string,
+  host: string,
+  detail: string,
+) {
+  ctx.services.auth.audit.recordAudit({
+    user: ctx.actor.user,
+    role: ctx.actor.role,
+    sourceAddr: ctx.panelRequest.sourceAddr,
+    host,
+    unit: null,
+    action,
+    reason: null,
+    outcome: "ok",
+    detail,
+  });
+  ctx.audit.recorded = true;
+}
+
+function editable(services: PanelServices, name: string): void {
+  const link = hostLink(services, name);
+  if (link.config.source !== "panel") {
+    const where = link.config.source === "file" ? "GPUDECK_AGENTS_FILE" : "GPUDECK_AGENT_URL";
+    throw new TRPCError({ code: "BAD_REQUEST", message: `Host ${name} comes from ${where}; change it there (the Hosts page only edits hosts added here).` });
+  }
+}
+
+export const hostsRouter = router({
+  list: signedInProcedure.query(({ ctx }) => ctx.services.fleet.all().map((l) => hostView(l, ctx.actor))),
+  get: signedInProcedure.input(hostInput).query(({ input, ctx }) => hostView(hostLink(ctx.services, input.host), ctx.actor)),
+
+  add: hostChange("host.add")
+    .input(addHostInput)
+    .mutation(({ input, ctx }) => {
+      const { services } = ctx;
+      if (services.fleet.get(input.name)) throw new TRPCError({ code: "CONFLICT", message: `A host named ${input.name} already exists.` });
+      const stored = services.hostStore.add({ name: input.name, url: input.url.replace(/\/+$/, ""), token: input.token }, ctx.actor.user);
+      const link = services.fleet.put(stored);
+      record(ctx, "host.add", input.name, `url=${stored.url}`);
+      return hostView(link, ctx.actor);
+    }),
+
+  update: hostChange("host.update")
+    .input(updateHostInput)
+    .mutation(({ input, ctx }) => {
+      const { services } = ctx;
+      editable(services, input.name);
+      const stored = services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token });
+      if (!stored) throw new TRPCError({ code: "NOT_FOUND", message: `There is no host named ${input.name} on the Hosts page.` });
+      const link = services.fleet.put(stored);
+      const changes = [input.url !== undefined ? `url=${stored.url}` : null, input.token !== undefined ? "token replaced" : null].filter(Boolean);
+      record(ctx, "host.update", input.name, changes.length ? changes.join(" ") : "no change");
+      return hostView(link, ctx.actor);
+    }),
+
+  remove: hostChange("host.remove")
+    .input(removeHostInput)
+    .mutation(({ input, ctx }) => {
+      const { services } = ctx;
+      editable(services, input.name);
+      services.hostStore.remove(input.name);
+      services.fleet.remove(input.name);
+      record(ctx, "host.remove", input.name, "removed");
+      return { removed: input.name };
+    }),
+});
