@@ -1,6 +1,7 @@
 /**
  * Starts gpudeck: an agent and the panel, as two processes.
- *   npm run demo    simulated host, no login, demo banner          (http://127.0.0.1:3000)
+ *   npm run demo    three simulated hosts, no login, demo banner   (http://127.0.0.1:3000;
+ *                   GPUDECK_DEMO_HOSTS=N for more)
  *   npm start       this host: systemd over D-Bus and nvidia-smi   (login required)
  *   npm run panel   the panel alone, for an agent that runs elsewhere (GPUDECK_AGENT_URL)
  * Builds the panel first when the build is missing or older than the sources.
@@ -111,6 +112,19 @@ function startAgent(env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
+/** The demo's simulated fleet (scripts/demoAgents.ts), one process; resolves once it wrote the agents file. */
+function startDemoAgents(env: NodeJS.ProcessEnv, agentsFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the demo's simulated agents did not start within 60 s")), 60_000);
+    startChild("demo agents", process.execPath, ["--import", "tsx", path.join(root, "scripts/demoAgents.ts"), agentsFile], env, (line) => {
+      if (/^\[demo\] \d+ agents ready/.test(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
 function systemdReachable(): string | null {
   if (!existsSync("/run/systemd/system")) return "systemd is not running as the init system here (/run/systemd/system is missing)";
   const bus = process.env.DBUS_SYSTEM_BUS_ADDRESS;
@@ -125,16 +139,11 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
   if (mode === "demo") {
-    const token = randomBytes(32).toString("base64url");
-    const agentUrl = await startAgent({
-      ...env,
-      GPUDECK_SIMULATE: "1",
-      GPUDECK_UNITS: env.GPUDECK_UNITS ?? "vllm-*.service",
-      GPUDECK_AGENT_LISTEN: env.GPUDECK_AGENT_LISTEN ?? "127.0.0.1:0",
-      GPUDECK_AGENT_TOKEN: token,
-    });
-    env.GPUDECK_AGENT_URL = agentUrl;
-    env.GPUDECK_AGENT_TOKEN = token;
+    const agentsFile = path.join(path.resolve(root, env.GPUDECK_DATA_DIR ?? ".data"), "demo-agents.json");
+    await startDemoAgents(env, agentsFile);
+    delete env.GPUDECK_AGENT_URL;
+    delete env.GPUDECK_AGENT_TOKEN;
+    env.GPUDECK_AGENTS_FILE = agentsFile;
     env.GPUDECK_DEMO = "1";
   } else if (mode === "start") {
     const problem = systemdReachable();

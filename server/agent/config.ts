@@ -7,10 +7,13 @@
  *   --data-dir DIR       GPUDECK_DATA_DIR       (default ./.data)
  *   --simulate           GPUDECK_SIMULATE=1
  *   --gpu-interval-ms N  GPUDECK_GPU_INTERVAL_MS (default 1000)
+ *   Simulated hosts only: GPUDECK_SIM_PROFILE (incident | healthy | fleet), GPUDECK_SIM_HOSTNAME
+ *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor)
  */
 import { parseArgs } from "node:util";
 import path from "node:path";
 import { parseUnitGlobs } from "../contract/unitNames";
+import { SIM_PROFILES, type SimProfile } from "./simulator/profiles";
 
 export interface AgentConfig {
   host: string;
@@ -21,6 +24,9 @@ export interface AgentConfig {
   dataDir: string;
   simulate: boolean;
   gpuIntervalMs: number;
+  /** simulated hosts: which one to play, and the machine name to report */
+  simProfile?: SimProfile;
+  simHostname?: string;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +62,10 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentCo
   if (!Number.isFinite(interval) || interval < 100 || interval > 60_000) {
     throw new ConfigError("GPUDECK_GPU_INTERVAL_MS must be between 100 and 60000");
   }
+  const profile = env.GPUDECK_SIM_PROFILE?.trim() || undefined;
+  if (profile !== undefined && !(SIM_PROFILES as readonly string[]).includes(profile)) {
+    throw new ConfigError(`GPUDECK_SIM_PROFILE must be one of ${SIM_PROFILES.join(", ")} (got "${profile}")`);
+  }
   return {
     host,
     port,
@@ -65,5 +75,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentCo
     dataDir: path.resolve(values["data-dir"] ?? env.GPUDECK_DATA_DIR ?? ".data"),
     simulate: values.simulate === true || truthy(env.GPUDECK_SIMULATE),
     gpuIntervalMs: interval,
+    simProfile: profile as SimProfile | undefined,
+    simHostname: env.GPUDECK_SIM_HOSTNAME?.trim() || undefined,
   };
 }

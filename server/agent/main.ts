@@ -21,6 +21,8 @@ export interface RunningAgent {
   url: string;
   token: string;
   hub: Hub;
+  /** Cut every open connection, as a network blip would (clients reconnect and resume). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ async function createHost(config: AgentConfig): Promise<HostAdapter> {
     const { createSimulatedHost } = await import("./simulator/index");
     const speed = Number(process.env.GPUDECK_SIM_SPEED ?? 1);
     return createSimulatedHost({
+      profile: config.simProfile,
       unitGlobs: config.unitGlobs,
       gpuIntervalMs: config.gpuIntervalMs,
       timing: { speed: Number.isFinite(speed) && speed > 0 ? speed : 1 },
@@ -81,7 +84,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       log(`${(err as Error).message}; history is kept in memory only (lost when the agent restarts)`);
     }
   }
-  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory(), { store, log });
+  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory(), { store, log, hostname: config.simulate ? config.simHostname : undefined });
   const shutdown = new AbortController();
   const appRouter = createAgentRouter({ hub, unitGlobs: config.unitGlobs, shutdown: shutdown.signal });
 
@@ -146,6 +149,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     url,
     token,
     hub,
+    dropConnections: () => server.closeAllConnections(),
     close() {
       closing ??= (async () => {
         shutdown.abort();

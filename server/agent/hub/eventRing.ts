@@ -2,7 +2,10 @@
  * The agent's numbered event stream: every event gets an id `<bootId>-<seq>` and is kept in a
  * bounded ring, so a client that reconnects with its last id gets exactly what it missed. An id
  * from another boot, or one already dropped from the ring, gets no replay (null): the caller
- * then starts from a snapshot, never from a wrong position.
+ * then starts from a snapshot, never from a wrong position. GPU samples get ids but are not kept:
+ * a client that missed some needs the next one, not a minute of them (at 8 GPUs a sample is a
+ * few KB; 20,000 of them would be ~100 MB), so the ring tracks from which sequence on it holds
+ * every event it keeps.
  */
 import type { AgentEvent, StoredEvent } from "../../contract/events";
 
@@ -11,18 +14,27 @@ type Listener = (e: StoredEvent) => void;
 export class EventRing {
   private seq = 0;
   private ring: StoredEvent[] = [];
+  /** every kept event with a sequence above this is in the ring */
+  private coveredAfterSeq = 0;
   private readonly listeners = new Set<Listener>();
 
   constructor(
     readonly bootId: string,
     private readonly capacity = 20_000,
+    /** events worth replaying to a client that reconnects */
+    private readonly replayable: (e: AgentEvent) => boolean = (e) => e.kind !== "gpu",
   ) {}
 
   emit(event: AgentEvent): StoredEvent {
     this.seq += 1;
     const stored = { id: `${this.bootId}-${this.seq}`, event };
-    this.ring.push(stored);
-    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+    if (this.replayable(event)) {
+      this.ring.push(stored);
+      if (this.ring.length > this.capacity) {
+        const dropped = this.ring.splice(0, this.ring.length - this.capacity);
+        this.coveredAfterSeq = seqOf(dropped.at(-1)!.id);
+      }
+    }
     for (const l of this.listeners) l(stored);
     return stored;
   }
@@ -33,10 +45,8 @@ export class EventRing {
     const m = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
     if (!m || m[1] !== this.bootId) return null;
     const seq = Number(m[2]);
-    if (seq > this.seq) return null;
-    const first = this.ring[0];
+    if (seq > this.seq || seq < this.coveredAfterSeq) return null;
     if (seq === this.seq) return [];
-    if (!first || seqOf(first.id) > seq + 1) return null;
     return this.ring.filter((e) => seqOf(e.id) > seq);
   }
 

@@ -31,11 +31,13 @@ export interface HubOptions {
   /** one GPU sample is written to the store per this many ms (default 10 s) */
   storeSampleStepMs?: number;
   log?: (message: string) => void;
+  /** the machine name to report (default os.hostname(); simulated hosts have their own) */
+  hostname?: string;
 }
 
 export class Hub {
   readonly bootId = randomBytes(6).toString("hex");
-  readonly hostname = os.hostname();
+  readonly hostname: string;
   private readonly events: EventRing;
   private readonly unitStates: UnitStates;
   private readonly actions: ActionLog;
@@ -51,6 +53,7 @@ export class Hub {
     readonly gpuHistory: SampleHistory,
     opts: HubOptions = {},
   ) {
+    this.hostname = opts.hostname ?? os.hostname();
     this.transitionsPerUnit = opts.transitionsPerUnit ?? 5_000;
     this.actionsKept = opts.actionsKept ?? 5_000;
     this.persistence = new HistoryPersistence(opts.store ?? null, opts.log ?? (() => undefined), opts.storeSampleStepMs);

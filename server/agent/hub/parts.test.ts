@@ -21,6 +21,19 @@ describe("EventRing", () => {
     expect(ring.replayAfter(null)).toBeNull();
   });
 
+  it("keeps GPU samples out of the replay (they get ids, a resuming client gets the next one), without breaking replay across them", () => {
+    const ring = new EventRing("ab", 2);
+    const gpu = { kind: "gpu" as const, sample: { atMs: 1, gpus: [] } };
+    ring.emit(ev()); // 1
+    for (let i = 0; i < 5; i++) ring.emit(gpu); // 2..6
+    ring.emit(ev()); // 7
+    expect(ring.replayAfter("ab-1")!.map((e) => e.id)).toEqual(["ab-7"]);
+    expect(ring.replayAfter("ab-4")!.map((e) => e.id)).toEqual(["ab-7"]);
+    ring.emit(ev()); // 8: the ring (2) drops event 1
+    expect(ring.replayAfter("ab-0")).toBeNull();
+    expect(ring.replayAfter("ab-1")!.map((e) => e.id)).toEqual(["ab-7", "ab-8"]);
+  });
+
   it("tells listeners of each event and forgets them on unsubscribe", () => {
     const ring = new EventRing("b");
     const seen: string[] = [];

@@ -5,23 +5,28 @@
 import type { BackendStatus, GpuRawSample } from "../../contract/types";
 import type { GpuAdapter, HostAdapter, ProcAdapter } from "../adapter";
 import { SimSystemd, type SimTiming } from "./systemd";
-import { demoUnits } from "./units";
+import { profileUnits, type SimProfile } from "./profiles";
 import { SimWorld } from "./world";
 
 export interface SimulatedHostOptions {
   unitGlobs: string[];
   gpuIntervalMs?: number;
   timing?: Partial<SimTiming>;
+  /** which host to play (default: the incident) */
+  profile?: SimProfile;
 }
 
 export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & { world: SimWorld } {
   const timing: SimTiming = { speed: 1, drainMs: 30_000, stopDrainMs: 8_000, ...opts.timing };
   const world = new SimWorld(8, Date.now);
-  // A notebook someone left running outside any unit: memory no unit explains.
-  const notebook = world.spawn(["python3", "/home/alice/notebooks/probe-kv-cache.py"], null, 5);
-  world.allocate(notebook.pid, world.gpus[3]!.uuid, 6_144);
+  const profile = opts.profile ?? "incident";
+  if (profile === "incident") {
+    // A notebook someone left running outside any unit: memory no unit explains.
+    const notebook = world.spawn(["python3", "/home/alice/notebooks/probe-kv-cache.py"], null, 5);
+    world.allocate(notebook.pid, world.gpus[3]!.uuid, 6_144);
+  }
 
-  const systemd = new SimSystemd(world, demoUnits(world), opts.unitGlobs, timing);
+  const systemd = new SimSystemd(world, profileUnits(profile, world), opts.unitGlobs, timing);
   const gpu = new SimGpu(world, opts.gpuIntervalMs ?? 1000);
   const procs: ProcAdapter = {
     async inspect(pid) {
