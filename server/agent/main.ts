@@ -121,7 +121,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       return;
     }
     if (url.pathname === "/metrics") {
-      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units() });
+      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units(), eventStreams: hub.subscriberCount() });
       res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
       return;
     }

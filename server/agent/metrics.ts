@@ -17,6 +17,8 @@ export interface MetricsInput {
   units: UnitSummary[];
   /** systemd connection status; gives gpudeck_systemd_up when present */
   systemd?: BackendStatus;
+  /** open events.watch streams (a panel holds one per agent, whatever its number of viewers) */
+  eventStreams?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -119,6 +121,10 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
       registers,
     });
     systemdUp.set(input.systemd.state === "ok" ? 1 : 0);
+  }
+
+  if (input.eventStreams !== undefined) {
+    new Gauge({ name: "gpudeck_agent_event_streams", help: "open events.watch subscriptions (one per panel process)", registers }).set(input.eventStreams);
   }
 
   return registry.metrics();

@@ -27,8 +27,25 @@ export function agentErrorMessage(err: unknown, where: AgentErrorContext): strin
   if (status === 401 || status === 403) {
     return `the agent at ${where.agentUrl} refused the panel's bearer token (HTTP ${status}); check GPUDECK_AGENT_TOKEN (the panel read it from ${where.tokenSource})`;
   }
-  const message = (err as Error | null)?.message || String(err);
-  return `the agent at ${where.agentUrl} could not be reached: ${message}`;
+  return `the agent at ${where.agentUrl} could not be reached: ${transportMessage(err)}`;
+}
+
+/**
+ * The most specific words in an error's cause chain: node's fetch says "fetch failed" and keeps
+ * "connect ECONNREFUSED 10.0.0.5:9300" in its cause; an SSE stream cut by the other side arrives
+ * as an event without a message ("Unknown error").
+ */
+function transportMessage(err: unknown): string {
+  const messages: string[] = [];
+  let e = err as { message?: unknown; cause?: unknown; error?: unknown } | null;
+  for (let depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+    if (typeof e.message === "string" && e.message && e.message !== "Unknown error") messages.push(e.message.replace(/^TypeError: /, ""));
+    e = (e.cause ?? e.error) as typeof e;
+  }
+  if (messages.length === 0) return err && typeof err === "object" ? "the connection closed" : String(err);
+  const last = messages.at(-1)!;
+  const first = messages[0]!;
+  return first.includes(last) || last.includes(first) ? (first.length >= last.length ? first : last) : `${first}: ${last}`;
 }
 
 /** Any error from calling the agent → a TRPCError for the browser. */
