@@ -109,3 +109,25 @@ describe("unitPermissions()", () => {
     expect(Object.values(unitPermissions(viewer, OWN)).every((d) => !d.allowed)).toBe(true);
   });
 });
+
+describe("host:pattern unit patterns (a fleet of hosts)", () => {
+  const subject = (unitPatterns: string[]) => ({ role: "operator" as const, unitPatterns });
+  const on = (host: string, unit: string) => ({ host, unit });
+
+  it("a bare pattern means every host; host:pattern only that host (globs allowed on both sides)", () => {
+    expect(can(subject(["vllm-a-*"]), "restart", on("gpu-b", "vllm-a-1.service")).allowed).toBe(true);
+    expect(can(subject(["gpu-a:vllm-*"]), "restart", on("gpu-a", "vllm-x.service")).allowed).toBe(true);
+    expect(can(subject(["gpu-a:vllm-*"]), "restart", on("gpu-b", "vllm-x.service"))).toEqual({
+      allowed: false,
+      reason: "gpu-b:vllm-x.service is not in your units (gpu-a:vllm-*)",
+    });
+    expect(can(subject(["*:vllm-team-a-*"]), "stop", on("gpu-z", "vllm-team-a-chat.service")).allowed).toBe(true);
+    expect(can(subject(["gpu-?:vllm-*"]), "stop", on("gpu-c", "vllm-x.service")).allowed).toBe(true);
+    expect(can(subject(["gpu-?:vllm-*"]), "stop", on("gpu-cc", "vllm-x.service")).allowed).toBe(false);
+  });
+
+  it("a host-prefixed pattern never covers a unit named without a host, except *:", () => {
+    expect(can(subject(["gpu-a:vllm-*"]), "restart", "vllm-x.service").allowed).toBe(false);
+    expect(can(subject(["*:vllm-*"]), "restart", "vllm-x.service").allowed).toBe(true);
+  });
+});
