@@ -1,0 +1,29 @@
+/**
+ * Schema migrations (Kysely's Migrator), append-only: never edit a released one, add the next.
+ * Each is written once for both databases; where they differ (auto-increment ids, 64-bit
+ * integers) `dialect` says which. On PostgreSQL the Migrator holds an advisory lock, so replicas
+ * starting together migrate once. The first migration also adopts a panel.db made by the older
+ * SQLite-only migrator: every table and index is created only if missing.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import type { Dialect } from "../database";
+import { initialSchema } from "./001_initial";
+
+export type MigrationFactory = (dialect: Dialect) => Migration;
+
+/** In order; the key is the migration's name in the `kysely_migration` table. */
+export const MIGRATIONS: [string, MigrationFactory][] = [["001_initial", initialSchema]];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations = MIGRATIONS): Promise<void> {
+  const provider: MigrationProvider = {
+    getMigrations: async () => Object.fromEntries(migrations.map(([name, make]) => [name, make(dialect)])),
+  };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    const why = error instanceof Error ? error.message : String(error ?? "unknown error");
+    throw new Error(failed ? `migration ${failed.migrationName} failed: ${why}` : why);
+  }
+}

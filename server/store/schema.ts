@@ -1,0 +1,91 @@
+/**
+ * The panel database's tables as Kysely sees them, the same for SQLite and PostgreSQL. Times are
+ * milliseconds since the epoch in 64-bit integers (PostgreSQL's int8 is read back as a number:
+ * ./database.ts sets the parser); booleans are 0/1 integers and lists are JSON text, so both
+ * databases take one code path.
+ */
+import type { ColumnType, Generated } from "kysely";
+
+type Ms = number;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string | null;
+  role: "viewer" | "operator" | "admin";
+  /** JSON list of unit patterns */
+  unit_patterns: ColumnType<string, string | undefined, string>;
+  disabled: ColumnType<number, number | undefined, number>;
+  created_at: Ms;
+  password_changed_at: Ms | null;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  created_at: Ms;
+  last_seen_at: Ms;
+  source_addr: string | null;
+  user_agent: string | null;
+}
+
+export interface SetupTokensTable {
+  token_hash: string;
+  created_at: Ms;
+  expires_at: Ms;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: Ms;
+  user: string | null;
+  role: string | null;
+  source_addr: string | null;
+  host: string | null;
+  unit: string | null;
+  action: string;
+  reason: string | null;
+  outcome: string;
+  job_id: number | null;
+  detail: string | null;
+}
+
+export interface HostsTable {
+  name: string;
+  url: string;
+  token: string;
+  created_at: Ms;
+  created_by: string | null;
+  updated_at: Ms;
+}
+
+/**
+ * Things people cause (actions, audit rows, user and session changes, alert state), for every
+ * panel replica: written in the same transaction as the change; replicas catch up by id.
+ */
+export interface PanelEventsTable {
+  id: Generated<number>;
+  at: Ms;
+  kind: string;
+  /** JSON */
+  body: string;
+}
+
+/** The "same action twice within N s" guard, one row per (host, unit): one atomic claim for all replicas. */
+export interface ActionGuardTable {
+  host: string;
+  unit: string;
+  action: string;
+  user: string;
+  last_at: Ms;
+}
+
+export interface PanelSchema {
+  users: UsersTable;
+  sessions: SessionsTable;
+  setup_tokens: SetupTokensTable;
+  audit_log: AuditLogTable;
+  hosts: HostsTable;
+  panel_events: PanelEventsTable;
+  action_guard: ActionGuardTable;
+}
