@@ -1,7 +1,9 @@
 /**
  * Agent configuration from flags and environment. Flags win over environment.
  *   --listen HOST:PORT   GPUDECK_AGENT_LISTEN   (default 127.0.0.1:9300)
- *   --token TOKEN        GPUDECK_AGENT_TOKEN    (default: token file in the data dir, created on first start)
+ *   --token-file FILE    GPUDECK_AGENT_TOKEN_FILE (a file holding the bearer token)
+ *                        GPUDECK_AGENT_TOKEN    (the token itself; no flag: argv shows in `ps`)
+ *                        default: <data dir>/agent-token, created on first start. At least 32 characters.
  *   --units GLOBS        GPUDECK_UNITS          (comma-separated; no default: controls nothing without it)
  *   --nvidia-smi PATH    GPUDECK_NVIDIA_SMI     (default "nvidia-smi" on PATH)
  *   --data-dir DIR       GPUDECK_DATA_DIR       (default ./.data)
@@ -12,6 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import path from "node:path";
+import { agentTokenProblem } from "../contract/agentToken";
 import { parseUnitGlobs } from "../contract/unitNames";
 import { SIM_PROFILES, type SimProfile } from "./simulator/profiles";
 
@@ -19,6 +22,8 @@ export interface AgentConfig {
   host: string;
   port: number;
   token: string | null;
+  /** a file holding the token (GPUDECK_AGENT_TOKEN_FILE, --token-file); read at start */
+  tokenFile?: string | null;
   unitGlobs: string[];
   nvidiaSmiPath: string;
   dataDir: string;
@@ -43,12 +48,13 @@ function truthy(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v);
 }
 
-export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentConfig {
+export function loadAgentConfig(argv: string[], env: Readonly<Record<string, string | undefined>>): AgentConfig {
   const { values } = parseArgs({
     args: argv,
     options: {
       listen: { type: "string" },
       token: { type: "string" },
+      "token-file": { type: "string" },
       units: { type: "string" },
       "nvidia-smi": { type: "string" },
       "data-dir": { type: "string" },
@@ -62,6 +68,19 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentCo
   if (!Number.isFinite(interval) || interval < 100 || interval > 60_000) {
     throw new ConfigError("GPUDECK_GPU_INTERVAL_MS must be between 100 and 60000");
   }
+  if (values.token !== undefined) {
+    throw new ConfigError("--token would show the token to every local user (ps); use --token-file FILE or GPUDECK_AGENT_TOKEN instead");
+  }
+  const token = env.GPUDECK_AGENT_TOKEN ?? null;
+  const tokenFile = values["token-file"] ?? (env.GPUDECK_AGENT_TOKEN_FILE?.trim() || null);
+  if (token !== null && tokenFile !== null) throw new ConfigError("set GPUDECK_AGENT_TOKEN or a token file (GPUDECK_AGENT_TOKEN_FILE, --token-file), not both");
+  if (token !== null) {
+    const problem = agentTokenProblem(token);
+    if (problem) {
+      const unset = token === "" ? " (it is set but empty: unset it to use the token file in the data dir)" : "";
+      throw new ConfigError(`GPUDECK_AGENT_TOKEN: ${problem}${unset}`);
+    }
+  }
   const profile = env.GPUDECK_SIM_PROFILE?.trim() || undefined;
   if (profile !== undefined && !(SIM_PROFILES as readonly string[]).includes(profile)) {
     throw new ConfigError(`GPUDECK_SIM_PROFILE must be one of ${SIM_PROFILES.join(", ")} (got "${profile}")`);
@@ -69,7 +88,8 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv): AgentCo
   return {
     host,
     port,
-    token: values.token ?? env.GPUDECK_AGENT_TOKEN ?? null,
+    token,
+    tokenFile: tokenFile === null ? null : path.resolve(tokenFile),
     unitGlobs: parseUnitGlobs(values.units ?? env.GPUDECK_UNITS),
     nvidiaSmiPath: values["nvidia-smi"] ?? env.GPUDECK_NVIDIA_SMI ?? "nvidia-smi",
     dataDir: path.resolve(values["data-dir"] ?? env.GPUDECK_DATA_DIR ?? ".data"),

@@ -8,7 +8,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { ConfigError, loadAgentConfig, type AgentConfig } from "./config";
 import { Hub } from "./hub/hub";
 import { createAgentRouter } from "./router";
-import { loadOrCreateToken, bearerMatches } from "./token";
+import { resolveAgentToken, bearerMatches } from "./token";
 import type { HostAdapter } from "./adapter";
 import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
@@ -69,7 +69,7 @@ function actorFromHeaders(req: http.IncomingMessage): Actor {
 }
 
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
-  const token = config.token ?? (await loadOrCreateToken(config.dataDir, log));
+  const token = await resolveAgentToken(config, log);
   if (config.unitGlobs.length === 0) {
     log("GPUDECK_UNITS is not set: this agent will show and control no units.");
     log("  Set it to the units gpudeck may manage, e.g. GPUDECK_UNITS='vllm-*.service,tgi-*.service'");
@@ -188,6 +188,10 @@ async function main(): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((err: Error) => {
+    if (err instanceof ConfigError) {
+      log(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
     log(`fatal: ${err.stack ?? err.message}`);
     process.exit(1);
   });

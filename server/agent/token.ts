@@ -1,15 +1,42 @@
-/** The agent's bearer token: from configuration, or a file created on first start. */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+/**
+ * The agent's bearer token: from GPUDECK_AGENT_TOKEN, from a file (--token-file,
+ * GPUDECK_AGENT_TOKEN_FILE), or from `<data dir>/agent-token`, created on first start. Whatever the
+ * source, a token shorter than 32 characters stops the agent with a message saying where it came
+ * from (never the token). Comparison is the panel's own (server/auth/crypto.ts).
+ */
+import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { agentTokenProblem } from "../contract/agentToken";
+import { bearerToken, tokensEqual } from "../auth/crypto";
+import { ConfigError } from "./config";
 
 export const TOKEN_FILE = "agent-token";
 
+/** Only ASCII whitespace around a token in a file is dropped (trim() would also eat U+00A0 and friends). */
+function stripFileText(text: string): string {
+  return text.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+}
+
+/** Throws a ConfigError naming `source` when the token is not acceptable. */
+export function checkAgentToken(token: string, source: string): string {
+  const problem = agentTokenProblem(token);
+  if (problem) throw new ConfigError(`${source}: ${problem}`);
+  return token;
+}
+
+async function readTokenFile(file: string, hint: string): Promise<string> {
+  const token = stripFileText(await readFile(file, "utf8"));
+  const problem = agentTokenProblem(token);
+  if (problem) throw new ConfigError(`the token file ${file}: ${problem}; ${hint}`);
+  return token;
+}
+
 export async function loadOrCreateToken(dataDir: string, log: (m: string) => void): Promise<string> {
   const file = path.join(dataDir, TOKEN_FILE);
+  const hint = "delete it to have a new one generated at the next start, or write a longer token into it";
   try {
-    const token = (await readFile(file, "utf8")).trim();
-    if (token.length >= 32) return token;
+    return await readTokenFile(file, hint);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
@@ -19,13 +46,27 @@ export async function loadOrCreateToken(dataDir: string, log: (m: string) => voi
     if (err.code !== "EEXIST") throw err;
   });
   log(`created a bearer token in ${file} (give it to the panel as GPUDECK_AGENT_TOKEN)`);
-  return (await readFile(file, "utf8")).trim();
+  return readTokenFile(file, hint);
 }
 
-/** Constant-time comparison of `Authorization: Bearer <token>` with the expected token. */
+/** The token the agent runs with, from its configuration (see the file comment). */
+export async function resolveAgentToken(
+  config: { token: string | null; tokenFile?: string | null; dataDir: string },
+  log: (m: string) => void,
+): Promise<string> {
+  if (config.token !== null) return checkAgentToken(config.token, "GPUDECK_AGENT_TOKEN");
+  if (config.tokenFile) {
+    try {
+      return await readTokenFile(config.tokenFile, "write a token of at least 32 characters into it (e.g. openssl rand -base64 32)");
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError(`cannot read the token file ${config.tokenFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  return loadOrCreateToken(config.dataDir, log);
+}
+
+/** Constant-time comparison of `Authorization: Bearer <token>` with the expected token (never true for an empty one). */
 export function bearerMatches(header: string | undefined, expected: string): boolean {
-  if (!header || !header.startsWith("Bearer ")) return false;
-  const given = createHash("sha256").update(header.slice(7).trim()).digest();
-  const want = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(given, want);
+  return tokensEqual(bearerToken(header), expected);
 }

@@ -3,6 +3,7 @@
  * key is refused, never ignored). Part of the contract: imports nothing else of the project.
  */
 import { z } from "zod";
+import { AGENT_TOKEN_MAX_LENGTH, agentTokenProblem } from "./agentToken";
 import { hostNameSchema } from "./fleet";
 import { unitNameSchema } from "./unitNames";
 
@@ -94,8 +95,15 @@ export const agentUrlSchema = z
     else if (url.search || url.hash) ctx.addIssue({ code: "custom", message: "url must not have a query or #fragment" });
   });
 
-/** A bearer token as an admin pastes it (the agent's token file). */
-export const agentTokenSchema = z.string().trim().min(1, "token is empty").max(1000, "token is longer than 1000 characters");
+/** A bearer token as an admin pastes it (the agent's token file): at least 32 visible ASCII characters. */
+export const agentTokenSchema = z
+  .string()
+  .max(AGENT_TOKEN_MAX_LENGTH + 1, "token is longer than 1000 characters")
+  .transform((t) => t.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ""))
+  .superRefine((token, ctx) => {
+    const problem = agentTokenProblem(token);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.replace(/^the token/, "token") });
+  });
 
 export const addHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema, token: agentTokenSchema }).strict();
 

@@ -78,7 +78,7 @@ describe("panel start-up", () => {
 
 describe("panel configuration", () => {
   it("defaults: 90-day audit retention, 60 s action guard, 12 h idle / 7 d sessions, no proxy", () => {
-    const c = loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "tok" });
+    const c = loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40) });
     expect(c).toMatchObject({
       auditRetentionMs: 90 * DAY,
       actionGuardMs: 60_000,

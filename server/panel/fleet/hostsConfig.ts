@@ -14,6 +14,7 @@ import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { hostNameProblem, type HostSource } from "../../contract/fleet";
+import { agentTokenProblem } from "../../contract/agentToken";
 import { agentUrlSchema } from "../../contract/schemas";
 
 export interface HostConfig {
@@ -31,7 +32,7 @@ const entrySchema = z
   .object({
     name: z.string(),
     url: agentUrlSchema,
-    token: z.string().min(1).max(1000).optional(),
+    token: z.string().max(1000).optional(),
     tokenFile: z.string().min(1).max(4096).optional(),
   })
   .strict();
@@ -54,8 +55,14 @@ function readToken(file: string, what: string): string {
   } catch (err) {
     throw new HostsConfigError(`${what}: cannot read tokenFile ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const token = text.trim();
-  if (!token) throw new HostsConfigError(`${what}: tokenFile ${file} is empty`);
+  return checkedToken(text, `${what}: tokenFile ${file}`);
+}
+
+/** A token as given (ASCII whitespace around it dropped), or an error naming where it came from. */
+export function checkedToken(text: string, what: string): string {
+  const token = text.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  const problem = agentTokenProblem(token);
+  if (problem) throw new HostsConfigError(`${what}: ${problem}`);
   return token;
 }
 
@@ -94,7 +101,7 @@ export function parseAgentsFile(text: string, file: string, baseDir = path.dirna
     hosts.push({
       name: entry.name,
       url: entry.url.replace(/\/+$/, ""),
-      token: tokenFile ? readToken(tokenFile, what) : entry.token!.trim(),
+      token: tokenFile ? readToken(tokenFile, what) : checkedToken(entry.token!, `${what}: key "token"`),
       tokenSource: tokenFile ?? `the "token" of ${label} in ${file}`,
       source: "file",
     });
@@ -118,15 +125,24 @@ export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined
   const url = (env.GPUDECK_AGENT_URL?.trim() || "http://127.0.0.1:9300").replace(/\/+$/, "");
   const checked = agentUrlSchema.safeParse(url);
   if (!checked.success) throw new HostsConfigError(`GPUDECK_AGENT_URL: ${checked.error.issues[0]!.message}`);
-  let token = env.GPUDECK_AGENT_TOKEN?.trim() || null;
+  let token: string | null = null;
   let tokenSource = "GPUDECK_AGENT_TOKEN";
-  if (!token) {
-    tokenSource = path.join(/*turbopackIgnore: true*/ dataDir, "agent-token");
+  if (env.GPUDECK_AGENT_TOKEN !== undefined) {
+    const unset = env.GPUDECK_AGENT_TOKEN.trim() === "" ? " (it is set but empty: unset it to use <data dir>/agent-token)" : "";
     try {
-      token = readFileSync(/*turbopackIgnore: true*/ tokenSource, "utf8").trim() || null;
-    } catch {
-      token = null;
+      token = checkedToken(env.GPUDECK_AGENT_TOKEN, "GPUDECK_AGENT_TOKEN");
+    } catch (err) {
+      throw new HostsConfigError(`${(err as Error).message}${unset}`);
     }
+  } else {
+    tokenSource = path.join(/*turbopackIgnore: true*/ dataDir, "agent-token");
+    let text: string | null = null;
+    try {
+      text = readFileSync(/*turbopackIgnore: true*/ tokenSource, "utf8");
+    } catch {
+      text = null; // no local agent's token (yet): the agent will say 401, naming this file
+    }
+    if (text !== null) token = checkedToken(text, `the agent token file ${tokenSource}`);
   }
   const given = env.GPUDECK_AGENT_NAME?.trim();
   if (given) {
