@@ -5,6 +5,7 @@
  *   GPUDECK_AGENT_TOKEN  its bearer token (default: read <data dir>/agent-token, as the local agent writes it)
  *   GPUDECK_AGENT_NAME   its host name in the panel (default: this machine's name for a local agent)
  *   GPUDECK_DATA_DIR     panel database (panel.db) and token file (default ./.data)
+ *   GPUDECK_DATABASE_URL postgres://… : the panel database on PostgreSQL instead (several panel replicas)
  *   GPUDECK_DEMO=1       demo mode: no login (a demo admin), a visible banner (set by `npm run demo`)
  *   GPUDECK_PUBLIC_URL   the URL people use, e.g. https://gpudeck.example: its host is allowed,
  *                        https makes the session cookie Secure (`__Host-`), the setup link uses it
@@ -28,6 +29,8 @@ import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hos
 export interface PanelConfig {
   /** The agents named by the environment (the Hosts page adds more, stored in panel.db). */
   hosts: HostConfig[];
+  /** PostgreSQL instead of `<dataDir>/panel.db` (never logged with its password). */
+  databaseUrl: string | null;
   dataDir: string;
   demo: boolean;
   publicUrl: string | null;
@@ -73,6 +76,13 @@ function hostOf(url: string): string | null {
   }
 }
 
+function databaseUrl(value: string | undefined): string | null {
+  const url = value?.trim();
+  if (!url) return null;
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new PanelConfigError("GPUDECK_DATABASE_URL must be a postgres:// (or postgresql://) URL");
+  return url;
+}
+
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.GPUDECK_DATA_DIR ?? ".data");
   let hosts: HostConfig[];
@@ -105,6 +115,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
 
   return {
     hosts,
+    databaseUrl: databaseUrl(env.GPUDECK_DATABASE_URL),
     dataDir,
     demo: /^(1|true|yes)$/i.test(env.GPUDECK_DEMO ?? ""),
     publicUrl,

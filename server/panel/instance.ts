@@ -9,6 +9,7 @@ import type { Clock } from "../auth/types";
 import { AuditSettler } from "./fleet/auditSettler";
 import { Fleet, type FleetOptions } from "./fleet/fleet";
 import { HostStore } from "./fleet/hostStore";
+import { LazyStore } from "../store/lazyStore";
 import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
@@ -74,6 +75,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const stored = hostStore.list().filter((h) => !config.hosts.some((c) => c.name === h.name));
   const fleet = new Fleet([...config.hosts, ...stored], { ...options.fleet, link: { log, clock: options.clock, ...options.fleet?.link } });
   const settler = new AuditSettler(auth.audit, { clock: options.clock });
+  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   fleet.onHostEvent((host, event) => settler.handle(host, event));
   const streams = new SessionStreams(options.streamRecheckMs);
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
@@ -83,6 +85,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     fleet,
     hostStore,
     settler,
+    store,
     streams,
     refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
     shutdown: shutdown.signal,
@@ -106,6 +109,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     close: () => {
       shutdown.abort();
       fleet.stop();
+      void store.close();
       if (pruneTimer) clearInterval(pruneTimer);
       auth.close();
     },

@@ -21,6 +21,7 @@ import type { AuditSettler } from "./fleet/auditSettler";
 import type { Fleet } from "./fleet/fleet";
 import type { HostLink } from "./fleet/hostLink";
 import type { HostStore } from "./fleet/hostStore";
+import type { LazyStore } from "../store/lazyStore";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
 import type { SessionStreams } from "./sessionStreams";
 
@@ -53,6 +54,8 @@ export interface PanelServices {
   hostStore: HostStore;
   /** Results of jobs, for audit rows. */
   settler: AuditSettler;
+  /** The panel database through Kysely (SQLite or PostgreSQL), opened on first use. */
+  store: LazyStore;
   streams: SessionStreams;
   refusals: RefusalRecorder;
   /** Aborted on shutdown: open browser streams end with a retryable error. */
