@@ -19,6 +19,13 @@ if (mode !== "demo" && mode !== "start" && mode !== "panel") {
   process.exit(2);
 }
 const say = (msg: string) => console.log(`[gpudeck] ${msg}`);
+// Demo mode has no login; on this host's real agent anyone could restart and kill real units.
+if (mode === "start" && process.env.GPUDECK_DEMO !== undefined && process.env.GPUDECK_DEMO !== "" && process.env.GPUDECK_DEMO !== "0") {
+  console.error(
+    "[gpudeck] GPUDECK_DEMO is set: `npm start` runs this host's real agent, and demo mode has no login. Use `npm run demo` for the simulated hosts, or unset GPUDECK_DEMO.",
+  );
+  process.exit(2);
+}
 const children: ChildProcess[] = [];
 let stopping = false;
 

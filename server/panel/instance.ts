@@ -73,7 +73,10 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const shutdown = new AbortController();
   const hostStore = new HostStore(auth.db, options.clock);
   const stored = hostStore.list().filter((h) => !config.hosts.some((c) => c.name === h.name));
-  const fleet = new Fleet([...config.hosts, ...stored], { ...options.fleet, link: { log, clock: options.clock, ...options.fleet?.link } });
+  const fleet = new Fleet([...config.hosts, ...stored], {
+    ...options.fleet,
+    link: { log, clock: options.clock, ...options.fleet?.link, requireSimulated: config.demo },
+  });
   const settler = new AuditSettler(auth.audit, { clock: options.clock });
   const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   fleet.onHostEvent((host, event) => settler.handle(host, event));

@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { clearSessionCookie } from "../auth/sessions";
 import { PEER_HEADER, trustPeerHeader } from "./context";
+import { checkDemoHosts } from "./demoCheck";
 import { getPanel, shutdownPanel, type Panel } from "./instance";
 import { hostAllowed, hostName } from "./requestGuard";
 
@@ -116,6 +117,17 @@ async function main(): Promise<void> {
   const urlHost = host.includes(":") ? `[${host}]` : host;
   trustPeerHeader();
   const panel = getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}` });
+  if (panel.config.demo) {
+    const check = await checkDemoHosts(() => panel.fleet.all());
+    if (check.real.length > 0) {
+      for (const r of check.real) console.error(`[panel] host ${r.name}: ${r.message}`);
+      console.error("[panel] refusing to start in demo mode. Use `npm run demo` (simulated hosts), or unset GPUDECK_DEMO to sign in to real ones.");
+      panel.close();
+      process.exit(2);
+    }
+    if (check.silent.length > 0)
+      console.log(`[panel] demo mode: no answer yet from ${check.silent.join(", ")}; nothing is done on a host until its agent says it is simulated`);
+  }
 
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: root, hostname: host, port });

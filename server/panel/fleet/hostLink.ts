@@ -7,6 +7,7 @@
  * snapshot after its own restart). One slow or dead agent never blocks another: each link has
  * its own stream and timers, and nothing here awaits another host.
  */
+import { TRPCError } from "@trpc/server";
 import { agentErrorMessage } from "../agentErrors";
 import { createAgentClient, type AgentClient } from "../agentClient";
 import type { AgentEvent } from "../../contract/events";
@@ -25,6 +26,8 @@ export interface HostLinkOptions {
   retryMinMs?: number;
   retryMaxMs?: number;
   ringSize?: number;
+  /** Demo mode: an agent that is not simulated is refused (never shown, never acted on). */
+  requireSimulated?: boolean;
 }
 
 /** What a link tells the fleet: an event for browsers (with its id), or just "my summary changed". */
@@ -32,13 +35,15 @@ export type HostLinkListener = (update: { entry: RingEntry | null; raw: AgentEve
 
 export class HostLink {
   readonly name: string;
-  readonly client: AgentClient;
+  private readonly agentClient: AgentClient;
   state: HostState = "connecting";
   sinceMs: number;
   error: string | null = null;
   agentVersion: string | null = null;
   hostname: string | null = null;
   simulated = false;
+  /** Demo mode refused this agent: its snapshot said it is a real host. */
+  refusedReal = false;
   bootId: string | null = null;
   units = new Map<string, UnitSummary>();
   gpu: GpuSample | null = null;
@@ -65,8 +70,25 @@ export class HostLink {
     this.log = opts.log ?? ((m) => console.error(`[panel] ${m}`));
     this.clock = opts.clock ?? Date.now;
     this.sinceMs = this.clock();
-    this.client = createAgentClient({ url: config.url, token: config.token });
+    this.agentClient = createAgentClient({ url: config.url, token: config.token });
     this.ring = new HostRing(opts.ringSize);
+  }
+
+  /**
+   * The agent's client, for calls on behalf of a browser. In demo mode only while the agent is
+   * connected and said it is simulated: a demo panel has no login, so a real host (or one not
+   * heard from yet) must never be called.
+   */
+  get client(): AgentClient {
+    if (this.opts.requireSimulated && !(this.state === "connected" && this.simulated)) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: this.refusedReal
+          ? `Not allowed: ${demoRefusal(this.config.url)}.`
+          : `Not allowed: demo mode acts only on simulated hosts, and host ${this.name}'s agent has not said it is one yet (${this.state}); try again once it is connected.`,
+      });
+    }
+    return this.agentClient;
   }
 
   /** Where errors say the agent and its token are (never the token). */
@@ -129,7 +151,7 @@ export class HostLink {
 
   private connect(): void {
     if (this.stopped) return;
-    this.sub = this.client.events.watch.subscribe(
+    this.sub = this.agentClient.events.watch.subscribe(
       { lastEventId: this.lastAgentId },
       {
         context: { actor: LINK_ACTOR },
@@ -143,11 +165,11 @@ export class HostLink {
     );
   }
 
-  private failed(err: unknown): void {
+  private failed(err: unknown, message = agentErrorMessage(err, this.errorContext)): void {
     this.sub?.unsubscribe();
     this.sub = null;
     if (this.stopped) return;
-    this.setState("down", agentErrorMessage(err, this.errorContext));
+    this.setState("down", message);
     const min = this.opts.retryMinMs ?? 1000;
     const delay = Math.min(this.opts.retryMaxMs ?? 30_000, min * 2 ** this.attempt);
     this.attempt++;
@@ -169,6 +191,7 @@ export class HostLink {
   }
 
   private received(agentId: string, event: AgentEvent): void {
+    if (this.opts.requireSimulated && event.kind === "snapshot" && !event.simulated) return this.refuseReal();
     this.lastAgentId = agentId;
     this.attempt = 0;
     const dash = agentId.lastIndexOf("-");
@@ -192,6 +215,16 @@ export class HostLink {
     this.changed(entry, event);
   }
 
+  /** Demo mode, a real agent: forget all of it and retry later (it may be swapped for a simulated one). */
+  private refuseReal(): void {
+    this.refusedReal = true;
+    this.simulated = false;
+    this.lastAgentId = null;
+    this.units = new Map();
+    this.gpu = null;
+    this.failed(null, demoRefusal(this.config.url));
+  }
+
   /** Update what the panel knows of the host; the browser-facing event (null: nothing to pass on). */
   private absorb(e: AgentEvent, bootId: string, seq: number): PanelEvent | null {
     const host = this.name;
@@ -201,6 +234,7 @@ export class HostLink {
         this.agentVersion = e.agentVersion ?? null;
         this.hostname = e.host;
         this.simulated = e.simulated;
+        this.refusedReal = false;
         this.units = new Map(e.units.map((u) => [u.name, u]));
         this.systemd = e.systemd;
         this.telemetry = e.telemetry;
@@ -241,6 +275,10 @@ function unitOf(e: PanelEvent): string | null {
     case "unit":
       return e.unit.name;
     case "unit-removed":
+export function demoRefusal(url: string): string {
+  return `demo mode (GPUDECK_DEMO): the agent at ${url} runs on a real host, not a simulated one; a demo panel has no login and never shows or controls real hosts`;
+}
+
       return e.name;
     case "transition":
       return e.transition.unit;

@@ -34,9 +34,15 @@ function requireAdmin(ctx: { actor: Actor | null; panelRequest: PanelRequest; se
 
 /** A change to the hosts: audited under `action` (with the host's name when it is one), admins only. */
 function hostChange(action: string) {
-  return audited((raw) => ({ action, unit: null, host: typeof raw.name === "string" ? raw.name.slice(0, 100) : null })).use(({ ctx, next }) =>
-    next({ ctx: { actor: requireAdmin(ctx) } }),
-  );
+  return audited((raw) => ({ action, unit: null, host: typeof raw.name === "string" ? raw.name.slice(0, 100) : null })).use(({ ctx, next }) => {
+    // no login in demo mode: nobody may point this panel at another agent
+    if (ctx.services.demo)
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: "Not allowed: a demo panel (GPUDECK_DEMO) shows only its simulated hosts; add hosts on a panel with sign-in.",
+      });
+    return next({ ctx: { actor: requireAdmin(ctx) } });
+  });
 }
 
 function record(
