@@ -2,30 +2,56 @@
  * Refused requests in the audit log: one recorder, used by the audited middleware (procedures)
  * and by the endpoint (requests refused before any procedure ran). A caller repeating a refused
  * request must not be able to flood the log: at most `perMinute` refusal rows per caller (user,
- * or address when unknown) a minute.
+ * or address when unknown; IPv6 by its /64, which one client typically holds whole) a minute,
+ * at most `totalPerMinute` from everyone together, and what a refused request makes us store is
+ * cut short (it is kept for the audit retention, 90 days by default).
  */
 import type { TRPCError } from "@trpc/server";
 import type { Actor } from "../contract/actors";
 import { unitActionOfProcedure, USER_PROCEDURE_AUDIT_ACTIONS } from "../contract/procedures";
 import type { AuditStore } from "../auth/audit";
+import { addressBucket } from "../auth/rateLimit";
+
+/** Refusal rows from everyone together, per minute, by default. */
+export const REFUSAL_ROWS_PER_MINUTE = 600;
+/** How much of each free-text field of a refused request is stored. */
+export const REFUSAL_FIELD_MAX = { action: 200, unit: 300, reason: 200, detail: 500 } as const;
 
 export class RefusalAuditLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  private total = { start: -Infinity, count: 0 };
   constructor(
     readonly perMinute = 60,
     private readonly clock: () => number = Date.now,
+    readonly totalPerMinute = REFUSAL_ROWS_PER_MINUTE,
   ) {}
-  allow(key: string): boolean {
+
+  /** "ok": record it; "capped": over the panel-wide cap for the first time this minute (say so once); "drop". */
+  admit(key: string): "ok" | "capped" | "drop" {
     const now = this.clock();
     const w = this.windows.get(key);
     if (!w || now - w.start >= 60_000) {
       if (this.windows.size > 10_000) this.windows.clear();
       this.windows.set(key, { start: now, count: 1 });
-      return true;
-    }
-    w.count++;
-    return w.count <= this.perMinute;
+    } else if (++w.count > this.perMinute) return "drop";
+    if (now - this.total.start >= 60_000) this.total = { start: now, count: 0 };
+    this.total.count++;
+    if (this.total.count <= this.totalPerMinute) return "ok";
+    return this.total.count === this.totalPerMinute + 1 ? "capped" : "drop";
   }
+
+  allow(key: string): boolean {
+    return this.admit(key) === "ok";
+  }
+}
+
+/** The limiter's key for a caller: the user, or the address bucket (IPv6 /64) when nobody is known. */
+export function refusalKey(actor: Actor | null, sourceAddr: string | null): string {
+  return actor ? `user:${actor.user.toLowerCase().slice(0, 128)}` : `addr:${addressBucket(sourceAddr)}`;
+}
+
+function cut(value: string | null, max: number): string | null {
+  return value !== null && value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
 export interface Refusal {
@@ -58,18 +84,32 @@ export class RefusalRecorder {
   ) {}
 
   record(request: { sourceAddr: string | null }, actor: Actor | null, refusal: Refusal): void {
-    const key = actor ? `user:${actor.user.toLowerCase()}` : `addr:${request.sourceAddr ?? "unknown"}`;
-    if (!this.limiter.allow(key)) return;
+    const admitted = this.limiter.admit(refusalKey(actor, request.sourceAddr));
+    if (admitted === "drop") return;
+    if (admitted === "capped") {
+      this.audit.recordAudit({
+        user: null,
+        role: null,
+        sourceAddr: null,
+        host: null,
+        unit: null,
+        action: "audit.refusals",
+        reason: null,
+        outcome: "error",
+        detail: `more than ${this.limiter.totalPerMinute} refused requests this minute; the rest of this minute's are not recorded`,
+      });
+      return;
+    }
     this.audit.recordAudit({
       user: actor?.user ?? null,
       role: actor?.role ?? null,
       sourceAddr: request.sourceAddr,
-      host: refusal.host === undefined ? this.knownHost() : refusal.host,
-      unit: refusal.unit,
-      action: refusal.action,
-      reason: refusal.reason,
+      host: refusal.host === undefined ? this.knownHost() : cut(refusal.host, 100),
+      unit: cut(refusal.unit, REFUSAL_FIELD_MAX.unit),
+      action: cut(refusal.action, REFUSAL_FIELD_MAX.action)!,
+      reason: cut(refusal.reason, REFUSAL_FIELD_MAX.reason),
       outcome: refusal.outcome,
-      detail: refusal.detail,
+      detail: cut(refusal.detail, REFUSAL_FIELD_MAX.detail),
     });
   }
 }
