@@ -3,8 +3,10 @@
  * acceptable for throttling online guessing). Three buckets:
  *   - user+address: stops guessing one account from one place (default 5 / 15 min);
  *   - address: stops spraying many accounts from one place (default 20 / 15 min);
- *   - user: stops guessing one account from many places (default 100 / 15 min; higher, because
- *     anyone can fill it and so lock the account out).
+ *   - user: stops guessing one account from many places. Off by default: anyone can fill it from
+ *     anywhere and so lock a named admin out; each source is held by the first two buckets (the
+ *     panel takes the address from X-Forwarded-For behind a trusted proxy, so clients behind one
+ *     proxy do not share a bucket).
  * IPv6 addresses are bucketed by /64, which one client typically holds whole.
  *
  * An attempt takes a slot *before* the password is checked, so a burst of parallel requests
@@ -28,7 +30,7 @@ export interface LoginRateLimits {
 export const DEFAULT_LOGIN_RATE_LIMITS: Readonly<LoginRateLimits> = Object.freeze({
   perUserAndAddress: { max: 5, windowMs: 15 * 60 * 1000 },
   perAddress: { max: 20, windowMs: 15 * 60 * 1000 },
-  perUser: { max: 100, windowMs: 15 * 60 * 1000 },
+  perUser: null,
 });
 
 export type RateLimitScope = "user+address" | "address" | "user";

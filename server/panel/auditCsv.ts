@@ -4,7 +4,7 @@
  */
 import { auditToCsv } from "../auth/audit";
 import { auditRefusal, requestActor, type PanelEndpoint } from "./handler";
-import { peerAddress } from "./context";
+import { clientAddress, peerAddress } from "./context";
 import { guardRequest } from "./requestGuard";
 
 export const AUDIT_CSV_MAX_ROWS = 50_000;
@@ -34,10 +34,10 @@ export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now
     auditRefusal(req, endpoint, url, guard);
     return plainError(guard.status, guard.message);
   }
-  const sourceAddr = peerAddress(req.headers);
+  const sourceAddr = clientAddress(req.headers, config);
   const actor = requestActor(req, endpoint);
   if (!actor) {
-    const who = services.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: config.secureCookies });
+    const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
     return plainError(401, `Not signed in: ${who.ok ? "sign in first" : who.message}.`);
   }
   const decision = services.auth.can(actor, "audit.view");

@@ -16,13 +16,14 @@
  *   GPUDECK_ACTION_GUARD_SECONDS  second restart/stop/kill of a unit within this needs confirmation (default 60)
  *   GPUDECK_OPERATOR_MAY_KILL=1   operators may kill their units (default: admins only)
  *   Trusted reverse proxy (off unless GPUDECK_PROXY_AUTH_HEADER is set):
- *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs),
+ *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs; also
+ *   without the header: clients' addresses are then read from X-Forwarded-For sent by those),
  *   GPUDECK_PROXY_DEFAULT_ROLE (viewer|operator|admin; unset refuses unknown users),
  *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators)
  */
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
-import type { ProxyAuthConfig } from "../auth/proxy";
+import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
@@ -109,6 +110,11 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
   const defaultRole = env.GPUDECK_PROXY_DEFAULT_ROLE?.trim() || null;
   if (defaultRole !== null && !isRole(defaultRole)) throw new PanelConfigError("GPUDECK_PROXY_DEFAULT_ROLE must be viewer, operator or admin");
   const trustedProxies = list(env.GPUDECK_TRUSTED_PROXIES);
+  try {
+    trustedProxyList(trustedProxies);
+  } catch (err) {
+    throw new PanelConfigError(`GPUDECK_TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
   if (proxyHeader && trustedProxies.length === 0) {
     throw new PanelConfigError("GPUDECK_PROXY_AUTH_HEADER is set but GPUDECK_TRUSTED_PROXIES is empty: no proxy would be believed");
   }

@@ -2,14 +2,16 @@
  * Who is calling the panel, and from where. Demo mode acts as a demo admin; otherwise the
  * session cookie (or a trusted reverse proxy's identity header) decides.
  *
- * The client address is the TCP peer. Route handlers cannot see the socket, so the panel's own
- * server (serve.ts) strips any incoming `x-gpudeck-peer` header and sets it from
- * `socket.remoteAddress`. The header is believed only in a process where that server said so
- * (`trustPeerHeader()`); under plain `next dev` the address is unknown (null), never guessed
- * from X-Forwarded-For.
+ * The TCP peer: route handlers cannot see the socket, so the panel's own server (serve.ts) strips
+ * any incoming `x-gpudeck-peer` header and sets it from `socket.remoteAddress`. The header is
+ * believed only in a process where that server said so (`trustPeerHeader()`); under plain
+ * `next dev` the address is unknown (null). The client address (audit log, sign-in limits) is the
+ * peer, or behind a trusted proxy (GPUDECK_TRUSTED_PROXIES) what it says in X-Forwarded-For
+ * (./clientAddress.ts); trusted-proxy sign-in decides on the peer alone.
  */
 import { isIP } from "node:net";
 import { clearSessionCookie } from "../auth/sessions";
+import { clientAddressResolver } from "./clientAddress";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
 import type { PanelContext, PanelServices } from "./trpc";
@@ -31,6 +33,11 @@ export function peerAddress(headers: Headers): string | null {
   return value.length > 0 && value.length <= 64 && isIP(value) !== 0 ? value : null;
 }
 
+/** The client's address: the peer, or from X-Forwarded-For when the peer is a trusted proxy. */
+export function clientAddress(headers: Headers, config: Pick<PanelConfig, "proxy">): string | null {
+  return clientAddressResolver(config.proxy.trustedProxies).resolve(peerAddress(headers), headers.get("x-forwarded-for"));
+}
+
 export const DEMO_ACTOR: Readonly<Actor> = Object.freeze({ user: "demo", role: "admin", unitPatterns: [] });
 
 export function actorOf(principal: Principal, sourceAddr: string | null): Actor {
@@ -39,12 +46,13 @@ export function actorOf(principal: Principal, sourceAddr: string | null): Actor 
 
 /** What a request's context is built from. */
 export interface ContextSources {
-  config: Pick<PanelConfig, "demo" | "secureCookies">;
+  config: Pick<PanelConfig, "demo" | "secureCookies" | "proxy">;
   services: PanelServices;
 }
 
 export function createPanelContext(req: Request, { config, services }: ContextSources, resHeaders: Headers): PanelContext {
-  const sourceAddr = peerAddress(req.headers);
+  const peer = peerAddress(req.headers);
+  const sourceAddr = clientAddress(req.headers, config);
   const base = {
     sourceAddr,
     userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null,
@@ -59,7 +67,7 @@ export function createPanelContext(req: Request, { config, services }: ContextSo
       services,
     };
   }
-  const who = services.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: base.secure });
+  const who = services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure });
   if (!who.ok) {
     if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
     return {

@@ -12,7 +12,7 @@ import type { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { Actor } from "../contract/actors";
 import type { PanelConfig } from "./config";
-import { actorOf, createPanelContext, DEMO_ACTOR, peerAddress } from "./context";
+import { actorOf, clientAddress, createPanelContext, DEMO_ACTOR, peerAddress } from "./context";
 import { auditActionForPath } from "./refusals";
 import { guardRequest, MAX_BODY_BYTES, readBodyLimited, type GuardResult } from "./requestGuard";
 import { panelRouter } from "./router";
@@ -77,17 +77,16 @@ function unitFromQuery(url: URL): string | null {
 
 /** Whoever the request's session (or demo mode) says is asking, if anyone; for refusal records. */
 export function requestActor(req: Request, { config, services }: PanelEndpoint): Actor | null {
-  const sourceAddr = peerAddress(req.headers);
   if (config.demo) return DEMO_ACTOR;
-  const who = services.auth.authenticate({ remoteAddress: sourceAddr, headers: req.headers, secure: config.secureCookies });
-  return who.ok ? actorOf(who.principal, sourceAddr) : null;
+  const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
+  return who.ok ? actorOf(who.principal, clientAddress(req.headers, config)) : null;
 }
 
 /** Refused before any procedure ran: audited with whoever the request's session says it is (if anyone). */
 export function auditRefusal(req: Request, endpoint: PanelEndpoint, url: URL, refusal: Refusal): void {
   try {
     const origin = req.headers.get("origin") ?? req.headers.get("sec-fetch-site");
-    endpoint.services.refusals.record({ sourceAddr: peerAddress(req.headers) }, requestActor(req, endpoint), {
+    endpoint.services.refusals.record({ sourceAddr: clientAddress(req.headers, endpoint.config) }, requestActor(req, endpoint), {
       unit: unitFromQuery(url),
       action: procedurePaths(url).map(auditActionForPath).join(","),
       reason: null,
