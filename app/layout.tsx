@@ -1,7 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { AuditNavLink, UserMenu, UsersNavLink } from "@/components/auth/UserMenu";
+import { AuditNavLink, HostsNavLink, UserMenu, UsersNavLink } from "@/components/auth/UserMenu";
 import { ConnectionIndicator } from "@/components/ConnectionIndicator";
 import { LiveProvider } from "@/components/live/LiveProvider";
 import { Providers } from "@/components/trpc";
@@ -33,7 +33,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="min-h-screen bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
         {demo && (
           <div role="note" data-testid="demo-banner" className="bg-amber-300 px-4 py-1 text-center text-sm font-semibold text-amber-950">
-            Demo mode — a simulated host; no login. Nothing here touches a real system.
+            Demo mode — simulated hosts; no login. Nothing here touches a real system.
           </div>
         )}
         <Providers>
@@ -44,14 +44,15 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                   gpudeck
                 </Link>
                 <Link href="/" className="hidden text-zinc-600 hover:text-zinc-900 sm:inline dark:text-zinc-400 dark:hover:text-zinc-100">
-                  Units
+                  Fleet
                 </Link>
                 <Link href="/gpus" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
                   GPUs
                 </Link>
                 <AuditNavLink />
+                <HostsNavLink />
                 <UsersNavLink />
-                <span className="ml-auto">
+                <span className="ml-auto min-w-0">
                   <ConnectionIndicator />
                 </span>
                 <UserMenu />

@@ -1,10 +1,10 @@
 import { Suspense } from "react";
-import { Overview } from "@/components/Overview";
+import { FleetOverview } from "@/components/fleet/FleetOverview";
 
-export default function OverviewPage() {
+export default function FleetPage() {
   return (
     <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
-      <Overview />
+      <FleetOverview />
     </Suspense>
   );
 }

@@ -7,6 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { formatDuration } from "@/server/contract/format";
+import { hostUnitHref } from "@/components/fleet/links";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import type { Diagnosis } from "@/server/contract/diagnosis";
@@ -20,13 +21,14 @@ const TONE: Record<Diagnosis["severity"], string> = {
 };
 const SEVERITY_WORD: Record<Diagnosis["severity"], string> = { ok: "Healthy", info: "Note", warning: "Attention", critical: "Problem" };
 
-export function useDiagnosis(name: string, enabled = true) {
+/** The agent's diagnosis of a unit; `enabled` false while its host is not connected (the agent would not answer). */
+export function useDiagnosis(host: string, name: string, enabled = true) {
   const trpc = useTRPC();
   const live = useLive();
-  const u = live.units.get(name);
+  const u = live.host(host)?.units.get(name);
   const query = useQuery(
     trpc.units.diagnose.queryOptions(
-      { name },
+      { host, name },
       {
         enabled,
         refetchInterval: (q) => (q.state.data?.severity === "ok" ? 10_000 : 1_000),
@@ -42,10 +44,13 @@ export function useDiagnosis(name: string, enabled = true) {
   return query;
 }
 
-export function DiagnosisCard({ name, onAction }: { name: string; onAction: (action: UnitAction) => void }) {
-  const { data, error, isLoading } = useDiagnosis(name);
+export function DiagnosisCard({ host, name, onAction }: { host: string; name: string; onAction: (action: UnitAction) => void }) {
+  const hostState = useLive().host(host)?.summary?.state;
+  const { data, error, isLoading } = useDiagnosis(host, name, hostState === "connected");
   const [open, setOpen] = useState(false);
-  if (isLoading) return <p className="text-sm text-zinc-500">Diagnosing…</p>;
+  // only the agent can diagnose: an old answer would pass for a current one
+  if (hostState !== undefined && hostState !== "connected") return <p className="text-sm text-zinc-500">No diagnosis while {host} is not connected.</p>;
+  if (isLoading || hostState === undefined) return <p className="text-sm text-zinc-500">Diagnosing…</p>;
   if (error || !data) return <p className="text-sm text-zinc-500">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
   const step = data.nextStep;
   const action = step?.action;
@@ -70,7 +75,7 @@ export function DiagnosisCard({ name, onAction }: { name: string; onAction: (act
             <b>Next step:</b> {step.text}
           </span>
           {action?.kind === "open-unit" && (
-            <Link href={`/units/${encodeURIComponent(action.unit)}`} className="rounded-md border border-current px-3 py-1.5 font-semibold">
+            <Link href={hostUnitHref(host, action.unit)} className="rounded-md border border-current px-3 py-1.5 font-semibold">
               Open {action.unit}
             </Link>
           )}
@@ -109,9 +114,9 @@ export function DiagnosisCard({ name, onAction }: { name: string; onAction: (act
 }
 
 /** One line for the overview: the headline of a unit that is not healthy. */
-export function DiagnosisReason({ name }: { name: string }) {
-  const { data } = useDiagnosis(name);
-  if (!data || data.severity === "ok") return null;
+export function DiagnosisReason({ host, name, enabled }: { host: string; name: string; enabled: boolean }) {
+  const { data } = useDiagnosis(host, name, enabled);
+  if (!enabled || !data || data.severity === "ok") return null;
   return (
     <span className="block text-xs text-zinc-700 dark:text-zinc-300" data-testid="diagnosis-reason">
       {data.headline}

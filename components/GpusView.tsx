@@ -1,7 +1,9 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { HostHeader } from "@/components/fleet/HostHeader";
+import { hostUnitHref } from "@/components/fleet/links";
 import { formatDuration, formatMiB, formatUsedOfTotal } from "@/server/contract/format";
 import { GpuTelemetryChart } from "@/components/GpuTelemetryChart";
 import { useLive, useNow } from "@/components/live/LiveProvider";
@@ -12,21 +14,27 @@ import type { GpuHolder } from "@/server/contract/types";
 const STATE_TEXT = (h: GpuHolder) =>
   h.kind === "exited" ? "exited, still holding" : h.state === "zombie" ? "zombie" : h.state === "uninterruptible" ? "uninterruptible (D)" : h.state;
 
-/** Every GPU: memory, utilisation, temperature, power over time, and who holds its memory. */
-export function GpusView() {
+/** Every GPU of one host: memory, utilisation, temperature, power over time, and who holds its memory. */
+export function GpusView({ host }: { host: string }) {
   const trpc = useTRPC();
-  const live = useLive();
+  const live = useLive().host(host);
   const now = useNow();
   const [sinceMs] = useState(() => Date.now() - 30 * 60_000);
-  const history = useQuery(trpc.gpus.history.queryOptions({ sinceMs }, { staleTime: Infinity }));
-  const samples = mergeSamples(history.data ?? [], live.gpuRecent);
-  const sample = live.gpu;
-  const telemetry = live.telemetry;
+  const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs }, { staleTime: Infinity }));
+  // a host snapshot (the agent came back): what it sampled meanwhile is in its history
+  const snapshots = live?.snapshots ?? 0;
+  const { refetch } = history;
+  useEffect(() => {
+    if (snapshots > 1) void refetch();
+  }, [snapshots, refetch]);
+  const samples = mergeSamples(history.data ?? [], live?.gpuRecent ?? []);
+  const sample = live?.gpu ?? null;
+  const telemetry = live?.telemetry ?? null;
 
   return (
     <div className="space-y-5">
+      <HostHeader host={host} page="gpus" />
       <div className="flex flex-wrap items-baseline gap-3">
-        <h1 className="text-xl font-semibold">GPUs</h1>
         {telemetry && (
           <span
             className={`text-sm ${telemetry.state === "ok" ? "text-zinc-500" : "font-semibold text-red-700 dark:text-red-400"}`}
@@ -96,7 +104,7 @@ export function GpusView() {
                       </td>
                       <td className="py-0.5 pr-2 font-mono">
                         {h.unit ? (
-                          <Link className="underline-offset-2 hover:underline" href={`/units/${encodeURIComponent(h.unit)}`}>
+                          <Link className="underline-offset-2 hover:underline" href={hostUnitHref(host, h.unit)}>
                             {h.unit}
                           </Link>
                         ) : (

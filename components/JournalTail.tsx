@@ -18,13 +18,13 @@ const PRIORITY_CLASS = (p: number) =>
 const PRIORITY_NAME = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"];
 
 /** The unit's journal: the last lines, then live lines while "Follow" is on. */
-export function JournalTail({ name }: { name: string }) {
+export function JournalTail({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const [follow, setFollow] = useState(true);
   const [liveLines, setLiveLines] = useState<JournalEntry[]>([]);
   const [streamError, setStreamError] = useState<string | null>(null);
-  const backlog = useQuery(trpc.units.journal.queryOptions({ name, lines: 200 }));
+  const backlog = useQuery(trpc.units.journal.queryOptions({ host, name, lines: 200 }));
   const box = useRef<HTMLDivElement>(null);
 
   const lines = useMemo(() => {
@@ -41,7 +41,7 @@ export function JournalTail({ name }: { name: string }) {
     let stopped = false;
     const connect = () => {
       sub = client.units.followJournal.subscribe(
-        { name, lastEventId: lastCursor },
+        { host, name, lastEventId: lastCursor },
         {
           onData: ({ data }) => {
             setStreamError(null);
@@ -65,7 +65,7 @@ export function JournalTail({ name }: { name: string }) {
       if (retry) clearTimeout(retry);
       sub?.unsubscribe();
     };
-  }, [follow, backlog.data, client, name]);
+  }, [follow, backlog.data, client, host, name]);
 
   useEffect(() => {
     if (follow && box.current) box.current.scrollTop = box.current.scrollHeight;

@@ -5,13 +5,14 @@
  */
 import { useCallback, useState } from "react";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
+import { auditUnitHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
 import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
 import { RANGE_MS } from "@/components/timeline/view";
 import { useUnitHistory } from "@/components/useUnitHistory";
 import type { UnitSummary } from "@/server/contract/types";
 
-export function UnitHistory({ name, current }: { name: string; current?: UnitSummary }) {
+export function UnitHistory({ host, name, current }: { host: string; name: string; current?: UnitSummary }) {
   const now = useNow(1000);
   const [range, setRange] = useState<TimeRange>("15m");
   const [window, setWindow] = useState<{ fromMs: number; toMs: number } | null>(null);
@@ -20,7 +21,7 @@ export function UnitHistory({ name, current }: { name: string; current?: UnitSum
   const [hoverMs, setHoverMs] = useState<number | null>(null);
   // history for the widest range once; the components clip to the window
   const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
-  const { transitions, actions, samples, unobserved, error } = useUnitHistory(name, sinceMs);
+  const { transitions, actions, samples, unobserved, error } = useUnitHistory(host, name, sinceMs);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -29,7 +30,7 @@ export function UnitHistory({ name, current }: { name: string; current?: UnitSum
     reason: a.reason ?? undefined,
     jobResult: a.outcome ?? (a.error ? `refused: ${a.error}` : undefined),
     auditId: a.id,
-    href: `/audit?unit=${encodeURIComponent(name)}`,
+    href: auditUnitHref(name),
   }));
   const onWindowChange = useCallback((fromMs: number, toMs: number) => setWindow({ fromMs, toMs }), []);
 

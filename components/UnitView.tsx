@@ -1,13 +1,16 @@
 "use client";
 /**
  * The unit page: heading and actions, the diagnosis, the state and GPU memory history, the facts
- * and the journal. Live state comes from the event stream; systemd's detail (PIDs, commands,
- * permissions) from `units.get`, refetched on every state change.
+ * and the journal, for one unit of one host. Live state comes from the event stream; systemd's
+ * detail (PIDs, commands, permissions) from `units.get`, refetched on every state change. While
+ * the host is not connected the page says so and shows the unit's last known state.
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
+import { HostNotLive } from "@/components/fleet/HostNotLive";
+import { hostHref } from "@/components/fleet/links";
 import { JournalTail } from "@/components/JournalTail";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
@@ -19,29 +22,38 @@ import { UnitHistory } from "@/components/UnitHistory";
 import { formatMiB } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
 
-export function UnitView({ name }: { name: string }) {
+export function UnitView({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
   const live = useLive();
-  const summary = live.units.get(name);
-  const detailQuery = useQuery(trpc.units.get.queryOptions({ name }, { retry: false }));
+  const hostLive = live.host(host);
+  const summary = hostLive?.units.get(name);
+  const detailQuery = useQuery(trpc.units.get.queryOptions({ host, name }, { retry: false }));
   const { refetch } = detailQuery;
-  // systemd's detail (PIDs, control process) changes with every state change: refetch then.
+  const hostState = hostLive?.summary?.state;
+  // systemd's detail (PIDs, control process) changes with every state change, and the host's
+  // agent may answer again after it was away: refetch then.
   useEffect(() => {
     void refetch();
-  }, [summary?.activeState, summary?.subState, summary?.mainPid, summary?.controlPid, summary?.job?.id, refetch]);
+  }, [summary?.activeState, summary?.subState, summary?.mainPid, summary?.controlPid, summary?.job?.id, hostState, refetch]);
   const actions = useRef<UnitActionsHandle>(null);
 
   const detail = detailQuery.data?.detail;
   const unit: UnitSummary | undefined = summary ?? detail;
-  const gpu = unitGpuUse(live.gpu, name);
+  const gpu = unitGpuUse(hostLive?.gpu ?? null, name);
 
-  if (detailQuery.error && !unit) {
+  if (!unit && (detailQuery.error || live.problem)) {
     return (
       <div role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-        <p className="font-semibold">Cannot show {name}</p>
-        <p className="text-sm">{detailQuery.error.message}</p>
+        <p className="font-semibold">
+          Cannot show {name} on {host}
+        </p>
+        <p className="text-sm">{live.problem ?? detailQuery.error?.message}</p>
+        <Link href={hostHref(host)} className="mt-2 inline-block text-sm underline">
+          All units of {host}
+        </Link>{" "}
+        ·{" "}
         <Link href="/" className="mt-2 inline-block text-sm underline">
-          Back to all units
+          All hosts
         </Link>
       </div>
     );
@@ -51,25 +63,28 @@ export function UnitView({ name }: { name: string }) {
   return (
     <div className="space-y-5">
       <header className="space-y-3">
-        <UnitHeading name={name} unit={unit} />
+        <UnitHeading host={host} name={name} unit={unit} />
+        <HostNotLive host={host} />
         <UnitActions
           ref={actions}
+          host={host}
           name={name}
           unit={unit}
-          permissions={detailQuery.data?.permissions}
+          // no buttons while the host's agent is away: it could not act on them
+          permissions={hostLive?.isLive ? detailQuery.data?.permissions : undefined}
           recent={detailQuery.data?.recentAction ?? null}
           activeEnterUsec={detail?.timestamps.activeEnterUsec}
           gpu={gpu}
         />
       </header>
 
-      <DiagnosisCard name={name} onAction={(a) => actions.current?.request(a)} />
+      <DiagnosisCard host={host} name={name} onAction={(a) => actions.current?.request(a)} />
 
-      <UnitHistory name={name} current={unit} />
+      <UnitHistory host={host} name={name} current={unit} />
 
       {detail && <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />}
 
-      <JournalTail name={name} />
+      <JournalTail host={host} name={name} />
     </div>
   );
 }

@@ -31,30 +31,31 @@ export function mergeSamples(history: GpuSample[], live: GpuSample[]): GpuSample
 
 const NO_GAPS: ObservationGap[] = [];
 
-export function useUnitHistory(name: string, sinceMs: number) {
+export function useUnitHistory(host: string, name: string, sinceMs: number) {
   const trpc = useTRPC();
-  const live = useLive();
+  const live = useLive().host(host);
   // round so the query key is stable between renders
   const since = Math.floor(sinceMs / 60_000) * 60_000;
-  const timeline = useQuery(trpc.units.timeline.queryOptions({ name, sinceMs: since }, { staleTime: Infinity }));
-  const gpuHistory = useQuery(trpc.gpus.history.queryOptions({ sinceMs: since }, { staleTime: Infinity }));
-  const snapshots = live.snapshots;
+  const timeline = useQuery(trpc.units.timeline.queryOptions({ host, name, sinceMs: since }, { staleTime: Infinity }));
+  const gpuHistory = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs: since }, { staleTime: Infinity }));
+  const snapshots = live?.snapshots ?? 0;
   const { refetch: refetchTimeline } = timeline;
   const { refetch: refetchGpu } = gpuHistory;
   useEffect(() => {
-    // every snapshot (the first too): a transition between the history fetch and the stream start is not lost
+    // every snapshot of the host (the first too): a transition between the history fetch and the
+    // stream start is not lost, nor what happened while the agent was away
     if (snapshots > 0) {
       void refetchTimeline();
       void refetchGpu();
     }
   }, [snapshots, refetchTimeline, refetchGpu]);
 
-  const transitions = mergeTransitions(timeline.data?.transitions ?? [], live.transitions, name);
+  const transitions = mergeTransitions(timeline.data?.transitions ?? [], live?.transitions ?? [], name);
   const actionMap = new Map<string, ActionRecord>();
   for (const a of timeline.data?.actions ?? []) actionMap.set(a.id, a);
-  for (const a of live.actions.values()) if (a.unit === name) actionMap.set(a.id, a);
+  for (const a of live?.actions.values() ?? []) if (a.unit === name) actionMap.set(a.id, a);
   const actions = [...actionMap.values()].sort((a, b) => a.atMs - b.atMs);
-  const samples = mergeSamples(gpuHistory.data ?? [], live.gpuRecent);
+  const samples = mergeSamples(gpuHistory.data ?? [], live?.gpuRecent ?? []);
   // Spans no agent watched: known only from history (an agent learns them when it starts), never live.
   const unobserved = timeline.data?.unobserved ?? NO_GAPS;
   return { transitions, actions, samples, unobserved, loading: timeline.isLoading, error: timeline.error?.message ?? null };

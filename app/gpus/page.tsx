@@ -1,5 +1,6 @@
-import { GpusView } from "@/components/GpusView";
+import { GpusLinkRedirect } from "@/components/fleet/OldLinkRedirect";
 
-export default function GpusPage() {
-  return <GpusView />;
+/** The single-host panel's GPUs link: the only host's GPUs, or a choice of hosts (see OldLinkRedirect). */
+export default function OldGpusPage() {
+  return <GpusLinkRedirect />;
 }

@@ -7,6 +7,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { hostUnitHref } from "@/components/fleet/links";
 import { useTRPC } from "@/components/trpc";
 import { replaceSearch } from "@/components/urlState";
 import { inputClass } from "./shared";
@@ -27,6 +28,9 @@ const ACTIONS = [
   "user.passwd",
   "audit.export",
   "audit.view",
+  "host.add",
+  "host.update",
+  "host.remove",
 ];
 const OUTCOMES = ["pending", "done", "failed", "refused", "error", "ok", "canceled", "timeout", "unknown"];
 const TEXT_FILTERS = ["user", "unit"] as const;
@@ -196,6 +200,7 @@ export function AuditView() {
                   data-unit={r.unit ?? ""}
                   data-action={r.action}
                   data-user={r.user ?? ""}
+                  data-host={r.host ?? ""}
                   data-outcome={r.outcome}
                   className="align-top"
                 >
@@ -220,7 +225,11 @@ export function AuditView() {
                         <Link href={`/audit?unit=${encodeURIComponent(r.unit)}`} className="hover:underline" title="Only this unit">
                           {r.unit}
                         </Link>{" "}
-                        <Link href={`/units/${encodeURIComponent(r.unit)}`} className="text-blue-700 dark:text-blue-400" aria-label={`Open ${r.unit}`}>
+                        <Link
+                          href={r.host ? hostUnitHref(r.host, r.unit) : `/units/${encodeURIComponent(r.unit)}`}
+                          className="text-blue-700 dark:text-blue-400"
+                          aria-label={`Open ${r.unit}${r.host ? ` on ${r.host}` : ""}`}
+                        >
                           ↗
                         </Link>
                       </>

@@ -1,7 +1,7 @@
 "use client";
 /**
- * Header parts that depend on who is signed in: the Audit link (operators and admins), the Users
- * link (admins) and the user menu (role, change password, sign out). The server redirects page
+ * Header parts that depend on who is signed in: the Audit link (operators and admins), the Hosts
+ * and Users links (admins) and the user menu (role, change password, sign out). The server redirects page
  * loads without a session to /login; this also sends the browser there when a session ends while
  * a page is open.
  */
@@ -27,6 +27,17 @@ export function AuditNavLink() {
   return (
     <Link href="/audit" className={linkClass}>
       Audit
+    </Link>
+  );
+}
+
+/** Admins add and remove the fleet's hosts on /hosts (anyone may open it to see where hosts come from). */
+export function HostsNavLink() {
+  const me = useMe();
+  if (me.data?.user?.role !== "admin") return null;
+  return (
+    <Link href="/hosts" className={linkClass}>
+      Hosts
     </Link>
   );
 }

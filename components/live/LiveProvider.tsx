@@ -1,25 +1,41 @@
 "use client";
 /**
- * Holds the one `events.watch` stream of the page. On any error it reconnects with backoff,
- * resuming after the last event id it saw; the agent replays what was missed, or sends a
- * snapshot when it cannot (it restarted, or the gap is too old). A stream refused because the
- * session ended (signed out elsewhere, password changed, user disabled) re-asks who is signed
- * in at once, so the page goes to the sign-in page now rather than at the next periodic check.
+ * Holds the one `events.watch` stream of the page, for the scope its path shows (./scope.ts): a
+ * new scope gets a new store and stream, the old one closes. On any error it reconnects with
+ * backoff, resuming after the last event id it saw; the panel replays what was missed, or sends
+ * a snapshot when it cannot. A stream refused because the session ended (signed out elsewhere,
+ * password changed, user disabled) re-asks who is signed in at once, so the page goes to the
+ * sign-in page now rather than at the next periodic check.
  */
 import { useQueryClient } from "@tanstack/react-query";
+import { usePathname } from "next/navigation";
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc";
+import { scopeForPath, scopeKey } from "./scope";
 import { LiveStore } from "./store";
 
 const LiveContext = createContext<LiveStore | null>(null);
 
+/** Codes that retrying soon will not fix: the stream waits the longest backoff, and the page says why. */
+const LASTING = new Set(["NOT_FOUND", "BAD_REQUEST", "FORBIDDEN"]);
+
 export function LiveProvider({ children }: { children: ReactNode }) {
-  const [store] = useState(() => new LiveStore());
+  const scope = scopeForPath(usePathname());
+  const key = scopeKey(scope);
+  const [state, setState] = useState(() => ({ key, store: new LiveStore(scope) }));
+  let store = state.store;
+  if (state.key !== key) {
+    // another scope: a fresh store (the old stream closes in the effect's cleanup)
+    store = new LiveStore(scope);
+    setState({ key, store });
+  }
   const client = useTRPCClient();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
 
   useEffect(() => {
+    const watched = store.scope;
+    if (!watched) return;
     let stopped = false;
     let attempt = 0;
     let retry: ReturnType<typeof setTimeout> | null = null;
@@ -36,12 +52,12 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       staleTimer = null;
       store.setConnection("live");
     };
-    const schedule = () => {
+    const schedule = (lasting = false) => {
       sub?.unsubscribe();
       sub = null;
       if (stopped || retry) return;
       markReconnecting();
-      const delay = Math.min(10_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      const delay = lasting ? 10_000 : Math.min(10_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
       attempt++;
       retry = setTimeout(() => {
         retry = null;
@@ -50,15 +66,18 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     };
     const connect = () => {
       sub = client.events.watch.subscribe(
-        { lastEventId: store.lastEventId },
+        { ...watched, lastEventId: store.lastEventId },
         {
           onData: ({ id, data }) => {
             markLive();
             store.apply(id, data);
           },
           onError: (err) => {
-            if (err.data?.code === "UNAUTHORIZED") void queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
-            schedule();
+            const code = err.data?.code;
+            if (code === "UNAUTHORIZED") void queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
+            const lasting = code !== undefined && LASTING.has(code);
+            if (lasting) store.setProblem(err.message);
+            schedule(lasting);
           },
           onComplete: () => schedule(),
           onConnectionStateChange: (s) => {

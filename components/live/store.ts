@@ -1,35 +1,31 @@
 /**
- * The browser's live picture of the host, fed by `events.watch`. Pages read from it through
- * `useLive()`; it keeps the last event id so a new stream resumes where the old one stopped.
+ * The browser's live picture of what the page shows, fed by one `events.watch` stream of one
+ * scope: the whole fleet (every host's summary and units), one host, or one unit of a host.
+ * Pages read it through `useLive()`; it keeps the last event id so a new stream resumes where
+ * the old one stopped. State is kept per host (see ./hostLive.ts).
  */
-import type { ActionRecord, AgentEvent } from "@/server/contract/events";
-import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/contract/types";
+import type { HostSummary, HostUnit, PanelEvent, WatchScope } from "@/server/contract/fleet";
+import { HostLive } from "./hostLive";
 
-export type ConnectionState = "connecting" | "live" | "reconnecting" | "stale";
-
-const GPU_RECENT_MS = 30 * 60_000;
-const TRANSITIONS_KEPT = 5_000;
+/** The browser's stream to the panel: "off" where the page watches nothing (sign-in, redirects). */
+export type ConnectionState = "off" | "connecting" | "live" | "reconnecting" | "stale";
 
 export class LiveStore {
-  connection: ConnectionState = "connecting";
+  connection: ConnectionState;
   lastEventId: string | null = null;
   lastEventAtMs = 0;
-  bootId: string | null = null;
-  host = "";
-  simulated = false;
-  units = new Map<string, UnitSummary>();
-  systemd: BackendStatus | null = null;
-  telemetry: BackendStatus | null = null;
-  gpu: GpuSample | null = null;
-  gpuRecent: GpuSample[] = [];
-  /** transitions seen live since the page loaded (timelines merge them with history) */
-  transitions: UnitTransition[] = [];
-  actions = new Map<string, ActionRecord>();
-  jobs = new Map<number, JobEvent>();
-  /** snapshot count: pages refetch history when it changes (agent restarted, or ring gap) */
+  /** why the stream cannot be opened (e.g. the host does not exist); null while it can */
+  problem: string | null = null;
+  /** hosts by name; in host and unit scopes only the watched host */
+  readonly hosts = new Map<string, HostLive>();
+  /** snapshots of any kind seen */
   snapshots = 0;
   version = 0;
   private listeners = new Set<() => void>();
+
+  constructor(readonly scope: WatchScope | null) {
+    this.connection = scope ? "connecting" : "off";
+  }
 
   subscribe = (l: () => void) => {
     this.listeners.add(l);
@@ -51,56 +47,91 @@ export class LiveStore {
     this.changed();
   }
 
-  apply(id: string, e: AgentEvent): void {
+  setProblem(problem: string | null): void {
+    if (this.problem === problem) return;
+    this.problem = problem;
+    this.changed();
+  }
+
+  host(name: string): HostLive | undefined {
+    return this.hosts.get(name);
+  }
+
+  /** Every host's summary, by name (hosts not heard of yet are left out). */
+  summaries(): HostSummary[] {
+    return [...this.hosts.values()].flatMap((h) => (h.summary ? [h.summary] : [])).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Every unit of every host, with its host. */
+  allUnits(): HostUnit[] {
+    return [...this.hosts.values()].flatMap((h) => [...h.units.values()].map((u) => ({ ...u, host: h.name })));
+  }
+
+  /** A host removed on the Hosts page: the fleet stream has no event for that. */
+  forgetHost(name: string): void {
+    if (this.hosts.delete(name)) this.changed();
+  }
+
+  apply(id: string, e: PanelEvent): void {
     this.lastEventId = id;
     this.lastEventAtMs = Date.now();
-    switch (e.kind) {
-      case "snapshot":
-        this.bootId = e.bootId;
-        this.host = e.host;
-        this.simulated = e.simulated;
-        this.units = new Map(e.units.map((u) => [u.name, u]));
-        this.systemd = e.systemd;
-        this.telemetry = e.telemetry;
-        if (e.gpu) this.pushGpu(e.gpu);
-        this.snapshots++;
-        break;
-      case "unit":
-        this.units.set(e.unit.name, e.unit);
-        break;
-      case "unit-removed":
-        this.units.delete(e.name);
-        break;
-      case "transition":
-        this.transitions.push(e.transition);
-        if (this.transitions.length > TRANSITIONS_KEPT) this.transitions.splice(0, this.transitions.length - TRANSITIONS_KEPT);
-        break;
-      case "job":
-        this.jobs.set(e.job.jobId, e.job);
-        if (this.jobs.size > 500) this.jobs.delete(this.jobs.keys().next().value!);
-        break;
-      case "action":
-        this.actions.set(e.action.id, e.action);
-        break;
-      case "gpu":
-        this.pushGpu(e.sample);
-        break;
-      case "status":
-        this.systemd = e.systemd;
-        this.telemetry = e.telemetry;
-        break;
+    this.problem = null;
+    if (e.kind === "fleet-snapshot") {
+      this.hosts.clear();
+      for (const s of e.hosts) this.ensure(s.name)!.summary = s;
+      for (const { host, ...unit } of e.units) this.ensure(host)?.units.set(unit.name, unit);
+      this.snapshots++;
+    } else if (e.kind === "hosts") {
+      for (const s of e.hosts) {
+        const h = this.ensure(s.name);
+        if (h) h.summary = s;
+      }
+    } else {
+      const h = this.ensure(e.host);
+      if (h) this.applyToHost(h, e);
     }
     this.changed();
   }
 
-  private pushGpu(sample: GpuSample): void {
-    const last = this.gpuRecent.at(-1);
-    if (last && last.atMs >= sample.atMs) return;
-    this.gpu = sample;
-    this.gpuRecent.push(sample);
-    const cutoff = sample.atMs - GPU_RECENT_MS;
-    let drop = 0;
-    while (drop < this.gpuRecent.length && this.gpuRecent[drop]!.atMs < cutoff) drop++;
-    if (drop > 0) this.gpuRecent.splice(0, drop);
+  private applyToHost(h: HostLive, e: Exclude<PanelEvent, { kind: "fleet-snapshot" | "hosts" }>): void {
+    switch (e.kind) {
+      case "host-snapshot":
+        h.applySnapshot(e);
+        this.snapshots++;
+        break;
+      case "host-units":
+        h.units = new Map(e.units.map((u) => [u.name, u]));
+        break;
+      case "unit":
+        h.units.set(e.unit.name, e.unit);
+        break;
+      case "unit-removed":
+        h.units.delete(e.name);
+        break;
+      case "transition":
+        h.pushTransition(e.transition);
+        break;
+      case "job":
+        h.pushJob(e.job);
+        break;
+      case "action":
+        h.actions.set(e.action.id, e.action);
+        break;
+      case "gpu":
+        h.pushGpu(e.sample);
+        break;
+      case "status":
+        h.systemd = e.systemd;
+        h.telemetry = e.telemetry;
+        break;
+    }
+  }
+
+  /** The host's state, created on first mention; undefined for a host this scope does not watch. */
+  private ensure(name: string): HostLive | undefined {
+    if (this.scope && this.scope.watch !== "fleet" && this.scope.host !== name) return undefined;
+    let h = this.hosts.get(name);
+    if (!h) this.hosts.set(name, (h = new HostLive(name)));
+    return h;
   }
 }

@@ -14,11 +14,13 @@ const TONE_CLASS = {
 } as const;
 
 export function JobProgress({
+  host,
   status,
   unit,
   onDismiss,
   onConfirmAgain,
 }: {
+  host: string;
   status: ActionStatus;
   unit: UnitSummary;
   onDismiss: () => void;
@@ -26,7 +28,8 @@ export function JobProgress({
 }) {
   const live = useLive();
   const now = useNow(500);
-  const job = status.jobId !== null ? live.jobs.get(status.jobId) : undefined;
+  // job ids are the host's systemd's
+  const job = status.jobId !== null ? live.host(host)?.jobs.get(status.jobId) : undefined;
   const phase = progressPhase(status, job);
   let text: ReactNode;
   switch (phase) {

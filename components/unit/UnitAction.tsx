@@ -43,6 +43,7 @@ const clock = () => Date.now();
 export function UnitAction({
   ref,
   action,
+  host,
   name,
   unit,
   permission,
@@ -53,6 +54,7 @@ export function UnitAction({
 }: {
   ref?: Ref<UnitActionHandle>;
   action: Action;
+  host: string;
   name: string;
   unit: UnitSummary;
   /** undefined until `units.get` answers: no button yet */
@@ -71,7 +73,7 @@ export function UnitAction({
     setConfirming(false);
     onStatus(sendingStatus(action, clock()));
     mutation.mutate(
-      { name, reason: reason || undefined, ...(confirmed ? { confirmed: true } : {}) },
+      { host, name, reason: reason || undefined, ...(confirmed ? { confirmed: true } : {}) },
       {
         onSuccess: (r) => onStatus(answeredStatus(action, r.jobId, clock())),
         onError: (err) => onStatus(refusedStatus(action, err, reason, clock())),

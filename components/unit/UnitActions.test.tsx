@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { TRPCProvider } from "@/components/trpc";
 import type { PanelRouter } from "@/server/panel/router";
 import type { UnitSummary } from "@/server/contract/types";
+import { wireTransformer } from "@/server/contract/wire";
 import { UnitActions } from "./UnitActions";
 import type { ActionPermissions } from "./unitActions";
 
@@ -29,11 +30,11 @@ const noGpu = { indexes: [], usedMiB: 0, exitedMiB: 0 };
 /** Server-rendered: no call is made, so the client's URL is never used. */
 function render(permissions: ActionPermissions | undefined, unit = running) {
   const queryClient = new QueryClient();
-  const trpcClient = createTRPCClient<PanelRouter>({ links: [httpBatchLink({ url: "http://127.0.0.1:9/api/trpc" })] });
+  const trpcClient = createTRPCClient<PanelRouter>({ links: [httpBatchLink({ url: "http://127.0.0.1:9/api/trpc", transformer: wireTransformer })] });
   return renderToString(
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <UnitActions name="vllm.service" unit={unit} permissions={permissions} recent={null} activeEnterUsec={undefined} gpu={noGpu} />
+        <UnitActions host="gpu-a" name="vllm.service" unit={unit} permissions={permissions} recent={null} activeEnterUsec={undefined} gpu={noGpu} />
       </TRPCProvider>
     </QueryClientProvider>,
   );

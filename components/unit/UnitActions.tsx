@@ -17,6 +17,7 @@ export type UnitActionsHandle = {
 
 export function UnitActions({
   ref,
+  host,
   name,
   unit,
   permissions,
@@ -25,6 +26,7 @@ export function UnitActions({
   gpu,
 }: {
   ref?: Ref<UnitActionsHandle>;
+  host: string;
   name: string;
   unit: UnitSummary;
   permissions: ActionPermissions | undefined;
@@ -53,6 +55,7 @@ export function UnitActions({
             key={a}
             ref={actionRefs[a]}
             action={a}
+            host={host}
             name={name}
             unit={unit}
             permission={permissions?.[a]}
@@ -66,6 +69,7 @@ export function UnitActions({
       {refused && <p className="text-xs text-zinc-500">{refused}</p>}
       {status && (
         <JobProgress
+          host={host}
           status={status}
           unit={unit}
           onDismiss={() => setStatus(null)}

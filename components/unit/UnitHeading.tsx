@@ -1,20 +1,29 @@
 "use client";
-/** The top of the unit page: back link, name and state badge, and one line of what it is doing. */
+/** The top of the unit page: the way back (fleet, host), name and state badge, and one line of what it is doing. */
 import Link from "next/link";
+import { hostHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
 import { StateBadge, stateLabel } from "@/components/StateBadge";
 import { formatDuration } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
 
-export function UnitHeading({ name, unit }: { name: string; unit: UnitSummary }) {
+const linkClass = "text-blue-700 underline-offset-2 hover:underline dark:text-blue-400";
+
+export function UnitHeading({ host, name, unit }: { host: string; name: string; unit: UnitSummary }) {
   const now = useNow();
   const since = unit.stateChangeUsec ? now - unit.stateChangeUsec / 1000 : NaN;
   // A fragment: the header's spacing applies to each of these lines as before.
   return (
     <>
-      <nav className="text-sm">
-        <Link href="/" className="text-blue-700 underline-offset-2 hover:underline dark:text-blue-400">
-          ← All units
+      <nav className="flex flex-wrap gap-x-2 text-sm" aria-label="Breadcrumb">
+        <Link href="/" className={linkClass}>
+          ← All hosts
+        </Link>
+        <span aria-hidden="true" className="text-zinc-400">
+          /
+        </span>
+        <Link href={hostHref(host)} className={`font-mono ${linkClass}`} data-testid="unit-host-link">
+          {host}
         </Link>
       </nav>
       <div className="flex flex-wrap items-center gap-3">

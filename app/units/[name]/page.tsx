@@ -1,6 +1,7 @@
-import { UnitView } from "@/components/UnitView";
+import { UnitLinkRedirect } from "@/components/fleet/OldLinkRedirect";
 
-export default async function UnitPage({ params }: { params: Promise<{ name: string }> }) {
+/** The single-host panel's unit link: on to the host that has the unit (see OldLinkRedirect). */
+export default async function OldUnitPage({ params }: { params: Promise<{ name: string }> }) {
   const { name } = await params;
-  return <UnitView name={decodeURIComponent(name)} />;
+  return <UnitLinkRedirect name={decodeURIComponent(name)} />;
 }

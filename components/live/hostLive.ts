@@ -1,0 +1,68 @@
+/**
+ * What the browser knows of one host from its live stream: the panel's summary, its units and,
+ * on host and unit pages, its GPU samples, backend status, transitions, jobs and actions. Job ids
+ * and boot ids are per agent, so everything lives under its host.
+ */
+import type { ActionRecord } from "@/server/contract/events";
+import type { HostSnapshot, HostSummary } from "@/server/contract/fleet";
+import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/contract/types";
+
+const GPU_RECENT_MS = 30 * 60_000;
+const TRANSITIONS_KEPT = 5_000;
+const JOBS_KEPT = 500;
+
+export class HostLive {
+  summary: HostSummary | null = null;
+  bootId: string | null = null;
+  units = new Map<string, UnitSummary>();
+  systemd: BackendStatus | null = null;
+  telemetry: BackendStatus | null = null;
+  gpu: GpuSample | null = null;
+  gpuRecent: GpuSample[] = [];
+  /** transitions seen live since the page loaded (timelines merge them with history) */
+  transitions: UnitTransition[] = [];
+  actions = new Map<string, ActionRecord>();
+  jobs = new Map<number, JobEvent>();
+  /** host snapshots seen: pages refetch history when it changes (agent restarted, or a gap) */
+  snapshots = 0;
+
+  constructor(readonly name: string) {}
+
+  /** Connected now; a down or connecting host's units are its last known state. */
+  get isLive(): boolean {
+    return this.summary?.state === "connected";
+  }
+
+  /** A host-scope or unit-scope snapshot: the host's state anew (GPU samples keep their history). */
+  applySnapshot(e: HostSnapshot): void {
+    this.summary = e.summary;
+    this.bootId = e.bootId;
+    this.units = new Map(e.units.map((u) => [u.name, u]));
+    this.systemd = e.systemd;
+    this.telemetry = e.telemetry;
+    if (e.gpu) this.pushGpu(e.gpu);
+    this.snapshots++;
+  }
+
+  pushTransition(t: UnitTransition): void {
+    this.transitions.push(t);
+    if (this.transitions.length > TRANSITIONS_KEPT) this.transitions.splice(0, this.transitions.length - TRANSITIONS_KEPT);
+  }
+
+  pushJob(job: JobEvent): void {
+    this.jobs.set(job.jobId, job);
+    if (this.jobs.size > JOBS_KEPT) this.jobs.delete(this.jobs.keys().next().value!);
+  }
+
+  /** Samples in time order, the last 30 minutes; a replayed or older sample is ignored. */
+  pushGpu(sample: GpuSample): void {
+    const last = this.gpuRecent.at(-1);
+    if (last && last.atMs >= sample.atMs) return;
+    this.gpu = sample;
+    this.gpuRecent.push(sample);
+    const cutoff = sample.atMs - GPU_RECENT_MS;
+    let drop = 0;
+    while (drop < this.gpuRecent.length && this.gpuRecent[drop]!.atMs < cutoff) drop++;
+    if (drop > 0) this.gpuRecent.splice(0, drop);
+  }
+}
