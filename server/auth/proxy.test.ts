@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPanelDb, type PanelDb } from "./db";
-import { normaliseAddress, ProxyAuthenticator, PROXY_AUTH_DISABLED, trustedProxyList, type ProxyAuthConfig } from "./proxy";
+import { normaliseAddress, ProxyAuthenticator, PROXY_AUTH_DISABLED, proxyTrustWarning, trustedProxyList, type ProxyAuthConfig } from "./proxy";
 import { UserStore } from "./users";
 import { tempDataDir } from "./testHelpers";
 
@@ -37,7 +37,7 @@ describe("ProxyAuthenticator", () => {
 
   it("believes the header from a trusted proxy and maps it to the local user", () => {
     const proxy = new ProxyAuthenticator(config, users);
-    const r = proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "Alice@Example.com" } });
+    const r = proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "alice@example.com" } });
     expect(r).toEqual({
       kind: "user",
       principal: { userId: users.getUser("alice@example.com")!.id, username: "alice@example.com", role: "operator", unitPatterns: ["vllm-*"], via: "proxy" },
@@ -109,6 +109,46 @@ describe("ProxyAuthenticator", () => {
       kind: "user",
       principal: { userId: null, username: "stranger", role: "operator", unitPatterns: ["tgi-*"], via: "proxy" },
     });
+  });
+
+  it("matches names exactly: another case of an account's name is refused, not mapped to it", () => {
+    const proxy = new ProxyAuthenticator({ ...config, defaultRole: "viewer" }, users);
+    for (const name of ["ROOT", "Root", "Alice@Example.com"]) {
+      expect(proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": name } })).toMatchObject({
+        kind: "refused",
+        reason: expect.stringMatching(/names must match exactly/),
+      });
+    }
+  });
+
+  describe("with a shared secret from the proxy", () => {
+    const SECRET = "proxy-secret-0123456789abcdefghijklmnop";
+    const withSecret = { ...config, secret: SECRET };
+
+    it("believes the identity only with the secret: a local process without it is refused", () => {
+      const proxy = new ProxyAuthenticator(withSecret, users);
+      const ask = (headers: Record<string, string>) => proxy.identify({ remoteAddress: "127.0.0.1", headers: { "x-forwarded-user": "root", ...headers } });
+      expect(ask({ "x-gpudeck-proxy-secret": SECRET })).toMatchObject({ kind: "user", principal: { username: "root" } });
+      expect(ask({})).toMatchObject({ kind: "refused", reason: expect.stringMatching(/without the proxy's secret/) });
+      expect(ask({ "x-gpudeck-proxy-secret": `${SECRET}x` })).toMatchObject({ kind: "refused" });
+      expect(ask({ "x-gpudeck-proxy-secret": "" })).toMatchObject({ kind: "refused" });
+      // and the secret alone never comes from an untrusted address
+      expect(proxy.identify({ remoteAddress: "192.0.2.1", headers: { "x-forwarded-user": "root", "x-gpudeck-proxy-secret": SECRET } }).kind).toBe("ignored");
+    });
+
+    it("takes a header name of its own, and refuses a short secret", () => {
+      const proxy = new ProxyAuthenticator({ ...withSecret, secretHeader: "X-Proxy-Key" }, users);
+      expect(proxy.identify({ remoteAddress: "::1", headers: { "x-forwarded-user": "root", "x-proxy-key": SECRET } }).kind).toBe("user");
+      expect(() => new ProxyAuthenticator({ ...config, secret: "short" }, users)).toThrow(/at least 32/);
+    });
+  });
+
+  it("warns loudly when loopback is trusted without a secret", () => {
+    expect(proxyTrustWarning(config)).toMatch(/ANY process on this machine .* can sign in as ANY user/);
+    expect(proxyTrustWarning({ ...config, trustedProxies: ["::1"] })).toMatch(/trusts loopback/);
+    expect(proxyTrustWarning({ ...config, secret: "proxy-secret-0123456789abcdefghijklmnop" })).toBeNull();
+    expect(proxyTrustWarning({ ...config, trustedProxies: ["10.20.0.0/16"] })).toBeNull();
+    expect(proxyTrustWarning(PROXY_AUTH_DISABLED)).toBeNull();
   });
 
   it("rejects unusable configuration", () => {

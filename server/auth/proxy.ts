@@ -2,12 +2,17 @@
  * Trusted reverse-proxy mode (e.g. behind oauth2-proxy): the identity comes from a header the
  * proxy sets, and is believed only when the TCP peer is one of the configured proxy addresses.
  * Off by default. The remote address must be the socket's peer address — never a value taken
- * from X-Forwarded-For or any other header.
+ * from X-Forwarded-For or any other header. Trusting an address trusts every process that can
+ * connect from it (on loopback: every local process, a compromised model server too), so the proxy
+ * can also be made to prove itself with a shared secret in a header of its own (`secret`); without
+ * one, trusting loopback is warned about at start (`proxyTrustWarning`). Names match local
+ * accounts exactly (case included): `ADA` is not `ada`.
  */
 import { BlockList, isIP } from "node:net";
 import type { UserStore } from "./users";
 import { usernameProblem } from "./users";
 import { isRole, type Role } from "../contract/actors";
+import { tokensEqual } from "./crypto";
 import { type Principal } from "./types";
 
 export interface ProxyAuthConfig {
@@ -20,7 +25,13 @@ export interface ProxyAuthConfig {
   defaultRole: Role | null;
   /** Unit patterns for such users when defaultRole is operator. */
   defaultUnitPatterns?: readonly string[];
+  /** A secret the proxy sends in `secretHeader` on every request; when set, nothing else is believed. */
+  secret?: string | null;
+  /** Default `x-gpudeck-proxy-secret`. */
+  secretHeader?: string;
 }
+
+export const PROXY_SECRET_HEADER = "x-gpudeck-proxy-secret";
 
 export const PROXY_AUTH_DISABLED: Readonly<ProxyAuthConfig> = Object.freeze({
   enabled: false,
@@ -93,8 +104,15 @@ export class ProxyAuthenticator {
       if (!/^[A-Za-z0-9-]+$/.test(config.header)) throw new Error(`proxy identity header '${config.header}' is not a header name`);
       if (config.trustedProxies.length === 0) throw new Error("proxy mode needs at least one trusted proxy address");
       if (config.defaultRole !== null && !isRole(config.defaultRole)) throw new Error("proxy default role must be viewer, operator or admin");
+      if (config.secret !== undefined && config.secret !== null && config.secret.length < 32)
+        throw new Error("the proxy secret must be at least 32 characters");
+      if (!/^[A-Za-z0-9-]+$/.test(this.secretHeader)) throw new Error(`proxy secret header '${this.secretHeader}' is not a header name`);
     }
     this.trusted = trustedProxyList(config.enabled ? config.trustedProxies : []);
+  }
+
+  get secretHeader(): string {
+    return (this.config.secretHeader ?? PROXY_SECRET_HEADER).toLowerCase();
   }
 
   isTrustedProxy(remoteAddress: string | null | undefined): boolean {
@@ -112,12 +130,26 @@ export class ProxyAuthenticator {
         : { kind: "ignored", reason: `identity header from untrusted address ${request.remoteAddress ?? "unknown"}` };
     }
     if (values.length === 0) return { kind: "none" };
+    if (this.config.secret) {
+      const sent = headerValues(request.headers, this.secretHeader);
+      if (sent.length !== 1 || !tokensEqual(sent[0], this.config.secret)) {
+        return { kind: "refused", username: null, reason: `identity header without the proxy's secret (${this.secretHeader} missing or wrong)` };
+      }
+    }
     // Repeated headers, or one joined with commas, mean someone else added a value: refuse.
     if (values.length > 1) return { kind: "refused", username: null, reason: "identity header sent more than once" };
     const username = values[0]!.trim();
     const problem = usernameProblem(username);
     if (problem) return { kind: "refused", username: null, reason: `identity header: ${problem}` };
     const user = this.users.getUser(username);
+    // accounts are unique case-insensitively; a proxy naming one in another case is refused, not mapped
+    if (user && user.username !== username) {
+      return {
+        kind: "refused",
+        username: user.username,
+        reason: `identity header names '${username}', but the account is '${user.username}'; names must match exactly`,
+      };
+    }
     if (user) {
       if (user.disabled) return { kind: "refused", username: user.username, reason: "this account is disabled" };
       return {
@@ -139,4 +171,16 @@ export class ProxyAuthenticator {
       },
     };
   }
+}
+
+/** A warning for the log when trusting these proxies trusts every local process, or null. */
+export function proxyTrustWarning(config: Readonly<ProxyAuthConfig>): string | null {
+  if (!config.enabled || config.secret) return null;
+  const list = trustedProxyList(config.trustedProxies);
+  const loopback = list.check("127.0.0.1", "ipv4") || list.check("::1", "ipv6");
+  if (!loopback) return null;
+  return (
+    `GPUDECK_TRUSTED_PROXIES trusts loopback: ANY process on this machine (a model server too) can sign in as ANY user by sending ${config.header}. ` +
+    `Set GPUDECK_PROXY_SECRET_FILE to a secret the proxy sends in ${(config.secretHeader ?? PROXY_SECRET_HEADER).toLowerCase()}, so only the proxy is believed.`
+  );
 }

@@ -19,8 +19,11 @@
  *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs; also
  *   without the header: clients' addresses are then read from X-Forwarded-For sent by those),
  *   GPUDECK_PROXY_DEFAULT_ROLE (viewer|operator|admin; unset refuses unknown users),
- *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators)
+ *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators),
+ *   GPUDECK_PROXY_SECRET_FILE or GPUDECK_PROXY_SECRET (a secret of at least 32 characters the proxy
+ *   sends in GPUDECK_PROXY_SECRET_HEADER, default x-gpudeck-proxy-secret; then nothing else is believed)
  */
+import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
@@ -84,6 +87,27 @@ function databaseUrl(value: string | undefined): string | null {
   return url;
 }
 
+/** The trusted proxy's shared secret, from GPUDECK_PROXY_SECRET_FILE or GPUDECK_PROXY_SECRET; null when neither is set. */
+function proxySecret(env: Readonly<Record<string, string | undefined>>): string | null {
+  const file = env.GPUDECK_PROXY_SECRET_FILE?.trim();
+  if (file && env.GPUDECK_PROXY_SECRET !== undefined) throw new PanelConfigError("set GPUDECK_PROXY_SECRET or GPUDECK_PROXY_SECRET_FILE, not both");
+  let secret: string | null = env.GPUDECK_PROXY_SECRET ?? null;
+  let where = "GPUDECK_PROXY_SECRET";
+  if (file) {
+    where = `GPUDECK_PROXY_SECRET_FILE ${file}`;
+    try {
+      secret = readFileSync(/*turbopackIgnore: true*/ file, "utf8").replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+    } catch (err) {
+      throw new PanelConfigError(`cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (secret === null) return null;
+  if (secret.length < 32 || !/^[\x21-\x7e]+$/.test(secret)) {
+    throw new PanelConfigError(`${where}: the proxy secret must be at least 32 visible ASCII characters (e.g. openssl rand -base64 32)`);
+  }
+  return secret;
+}
+
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.GPUDECK_DATA_DIR ?? ".data");
   let hosts: HostConfig[];
@@ -119,6 +143,10 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     throw new PanelConfigError("GPUDECK_PROXY_AUTH_HEADER is set but GPUDECK_TRUSTED_PROXIES is empty: no proxy would be believed");
   }
 
+  const secretHeader = env.GPUDECK_PROXY_SECRET_HEADER?.trim().toLowerCase() || undefined;
+  if (secretHeader && !/^[a-z0-9-]+$/.test(secretHeader)) throw new PanelConfigError("GPUDECK_PROXY_SECRET_HEADER must be a header name");
+  const secret = proxySecret(env);
+
   return {
     hosts,
     databaseUrl: databaseUrl(env.GPUDECK_DATABASE_URL),
@@ -139,6 +167,8 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
       trustedProxies,
       defaultRole: defaultRole as ProxyAuthConfig["defaultRole"],
       defaultUnitPatterns: list(env.GPUDECK_PROXY_DEFAULT_UNITS),
+      secret,
+      secretHeader,
     },
   };
 }

@@ -5,6 +5,7 @@
  * `next dev` module reloads do not open a second database handle or agent stream.
  */
 import { createPanelAuth, type PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
+import { proxyTrustWarning } from "../auth/proxy";
 import type { Clock } from "../auth/types";
 import { AuditSettler } from "./fleet/auditSettler";
 import { Fleet, type FleetOptions } from "./fleet/fleet";
@@ -70,6 +71,8 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     guard: { windowMs: config.actionGuardMs, actions: ["restart", "stop"] },
     ...options.auth,
   });
+  const proxyWarning = proxyTrustWarning(config.proxy);
+  if (proxyWarning) log(`WARNING: ${proxyWarning}`);
   const shutdown = new AbortController();
   const hostStore = new HostStore(auth.db, options.clock);
   const stored = hostStore.list().filter((h) => !config.hosts.some((c) => c.name === h.name));

@@ -1,0 +1,71 @@
+/** Trusted reverse-proxy sign-in through the panel's real endpoint: a shared secret, exact names, the loopback warning. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PEER_HEADER } from "./context";
+import { loadPanelConfig } from "./config";
+import { addUser, call, startTestPanel, type TestPanel } from "./panelTestHarness";
+
+const SECRET = "proxy-secret-0123456789abcdefghijklmnop";
+const NO_AGENT = { url: "http://127.0.0.1:9", token: "unused-token-0123456789abcdefghijklmnopq" };
+const me = async (tp: TestPanel, headers: Record<string, string>) =>
+  (
+    (await call(tp.panel, "session.me", { method: "GET", headers: { [PEER_HEADER]: "127.0.0.1", ...headers } })).json?.result?.data as {
+      user: { name: string } | null;
+    }
+  ).user;
+
+describe("proxy sign-in from loopback with a shared secret", () => {
+  let tp: TestPanel;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    tp = startTestPanel(NO_AGENT, {
+      env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "127.0.0.1", GPUDECK_PROXY_SECRET: SECRET },
+      panel: { log: (m) => logs.push(m) },
+    });
+    await addUser(tp.panel, "ada", "admin");
+  });
+  afterAll(() => tp?.close());
+
+  it("a local process naming the admin without the secret is refused and audited", async () => {
+    const r = await call(tp.panel, "units.restart", {
+      input: { host: "test-host", name: "vllm-embed-small.service" },
+      headers: { [PEER_HEADER]: "127.0.0.1", "x-forwarded-user": "ada" },
+    });
+    expect(r.status).toBe(401);
+    expect(r.json?.error?.message).toMatch(/without the proxy's secret/);
+    expect(tp.panel.auth.audit.queryAudit({ action: "proxy-login", limit: 1 })[0]).toMatchObject({ outcome: "refused", sourceAddr: "127.0.0.1" });
+  });
+
+  it("the proxy, sending the secret, signs people in; exact names only", async () => {
+    expect(await me(tp, { "x-forwarded-user": "ada", "x-gpudeck-proxy-secret": SECRET })).toMatchObject({ name: "ada" });
+    expect(await me(tp, { "x-forwarded-user": "ada", "x-gpudeck-proxy-secret": "wrong-secret-0123456789abcdefghijklmnop" })).toBeNull();
+    expect(await me(tp, { "x-forwarded-user": "ADA", "x-gpudeck-proxy-secret": SECRET })).toBeNull();
+  });
+
+  it("no warning when a secret is set", () => {
+    expect(logs.join("\n")).not.toMatch(/WARNING/);
+  });
+});
+
+describe("proxy configuration", () => {
+  it("warns loudly at start when loopback is trusted without a secret", () => {
+    const logs: string[] = [];
+    const tp = startTestPanel(NO_AGENT, {
+      env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "127.0.0.1" },
+      panel: { log: (m) => logs.push(m) },
+    });
+    tp.close();
+    expect(logs.join("\n")).toMatch(/WARNING: GPUDECK_TRUSTED_PROXIES trusts loopback: ANY process on this machine/);
+  });
+
+  it("refuses a short secret, or both forms at once", () => {
+    expect(() => loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_SECRET: "short" })).toThrow(
+      /GPUDECK_PROXY_SECRET: the proxy secret must be at least 32/,
+    );
+    expect(() =>
+      loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_SECRET: SECRET, GPUDECK_PROXY_SECRET_FILE: "/x" }),
+    ).toThrow(/not both/);
+    expect(() =>
+      loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_SECRET_FILE: "/nonexistent/secret" }),
+    ).toThrow(/cannot read GPUDECK_PROXY_SECRET_FILE/);
+  });
+});
