@@ -180,9 +180,10 @@ export class PanelAuth {
   /**
    * Who is making this request? Trusted-proxy identity first (when enabled and the peer is a
    * trusted proxy), then the session cookie. An identity header from an untrusted peer is ignored
-   * and recorded in the audit log.
+   * and recorded in the audit log. `touch: false`: the request is not the person doing something
+   * (a background poll, a live stream), so it does not renew the session's idle timeout.
    */
-  authenticate(request: { remoteAddress: string | null; headers: HeaderSource; secure: boolean }): AuthenticateResult {
+  authenticate(request: { remoteAddress: string | null; headers: HeaderSource; secure: boolean; touch?: boolean }): AuthenticateResult {
     const fromProxy = this.proxy.identify({ remoteAddress: request.remoteAddress, headers: request.headers });
     if (fromProxy.kind === "user") return { ok: true, principal: fromProxy.principal, via: "proxy" };
     if (fromProxy.kind === "refused") {
@@ -212,7 +213,7 @@ export class PanelAuth {
     }
     const cookieHeader = headerValues(request.headers, "cookie").join("; ");
     const sessionId = sessionIdFromCookieHeader(cookieHeader, request);
-    const check = this.sessions.validateSession(sessionId);
+    const check = this.sessions.validateSession(sessionId, { touch: request.touch });
     if (!check.ok) {
       const cookieName = sessionCookieName(request);
       const sentOurCookie = cookieHeader.split(";").some((part) => part.split("=")[0]!.trim() === cookieName);

@@ -71,6 +71,16 @@ describe("SessionStore", () => {
     expect(sessions.validateSession(id)).toMatchObject({ ok: false, reason: "unknown" });
   });
 
+  it("a check with touch: false (a live stream, a background poll) does not keep it alive", () => {
+    const { id } = sessions.createSession(alice.id);
+    for (let i = 0; i < 11; i++) {
+      fake.advance(HOUR);
+      expect(sessions.validateSession(id, { touch: false }).ok).toBe(true);
+    }
+    fake.advance(HOUR);
+    expect(sessions.validateSession(id, { touch: false })).toMatchObject({ ok: false, reason: "idle-timeout" });
+  });
+
   it("use keeps a session alive (touches last-seen)", () => {
     const { id } = sessions.createSession(alice.id);
     for (let i = 0; i < 10; i++) {

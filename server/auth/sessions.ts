@@ -127,11 +127,12 @@ export class SessionStore {
   }
 
   /**
-   * Look up a session id from a cookie. Valid: touches last-seen and returns the user as stored
-   * now (so role, pattern and disable changes apply at once). Invalid: says why, and deletes
-   * sessions that are over.
+   * Look up a session id from a cookie. Valid: touches last-seen (unless `touch: false`: a check
+   * that is not the person doing something, such as an open live stream re-checking, must not keep
+   * the session from idling out) and returns the user as stored now (so role, pattern and disable
+   * changes apply at once). Invalid: says why, and deletes sessions that are over.
    */
-  validateSession(id: string | null | undefined): SessionCheck {
+  validateSession(id: string | null | undefined, options: { touch?: boolean } = {}): SessionCheck {
     if (id === null || id === undefined || id === "") return { ok: false, user: null, reason: "missing" };
     if (typeof id !== "string" || !TOKEN_RE.test(id)) return { ok: false, user: null, reason: "malformed" };
     const idHash = sha256Hex(id);
@@ -156,7 +157,7 @@ export class SessionStore {
     if (now >= row.created_at + this.policy.absoluteLifetimeMs) return refuse("expired");
     if (now >= row.last_seen_at + this.policy.idleTimeoutMs) return refuse("idle-timeout");
     let lastSeen = row.last_seen_at;
-    if (now - row.last_seen_at >= this.policy.touchIntervalMs) {
+    if (options.touch !== false && now - row.last_seen_at >= this.policy.touchIntervalMs) {
       this.db.prepare("UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?").run(now, idHash);
       lastSeen = now;
     }

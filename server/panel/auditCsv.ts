@@ -35,7 +35,7 @@ export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now
     return plainError(guard.status, guard.message);
   }
   const sourceAddr = clientAddress(req.headers, config);
-  const actor = requestActor(req, endpoint);
+  const actor = requestActor(req, endpoint, true); // a download someone asked for: activity
   if (!actor) {
     const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
     return plainError(401, `Not signed in: ${who.ok ? "sign in first" : who.message}.`);

@@ -8,6 +8,10 @@
  * `next dev` the address is unknown (null). The client address (audit log, sign-in limits) is the
  * peer, or behind a trusted proxy (GPUDECK_TRUSTED_PROXIES) what it says in X-Forwarded-For
  * (./clientAddress.ts); trusted-proxy sign-in decides on the peer alone.
+ *
+ * Idle timeout: only what a person does renews a session: mutations here, page loads (serve.ts),
+ * the CSV download. Queries and live streams do not: the UI polls some of them and keeps streams
+ * open, which would keep an abandoned tab signed in for ever.
  */
 import { isIP } from "node:net";
 import { clearSessionCookie } from "../auth/sessions";
@@ -67,7 +71,7 @@ export function createPanelContext(req: Request, { config, services }: ContextSo
       services,
     };
   }
-  const who = services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure });
+  const who = services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure, touch: req.method === "POST" });
   if (!who.ok) {
     if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
     return {

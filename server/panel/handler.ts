@@ -76,9 +76,9 @@ function unitFromQuery(url: URL): string | null {
 }
 
 /** Whoever the request's session (or demo mode) says is asking, if anyone; for refusal records. */
-export function requestActor(req: Request, { config, services }: PanelEndpoint): Actor | null {
+export function requestActor(req: Request, { config, services }: PanelEndpoint, touch = false): Actor | null {
   if (config.demo) return DEMO_ACTOR;
-  const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
+  const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies, touch });
   return who.ok ? actorOf(who.principal, clientAddress(req.headers, config)) : null;
 }
 

@@ -92,12 +92,19 @@ describe("sign-in", () => {
   });
 });
 
+/** Something the person does (a mutation; refused for a viewer, but signed in): renews the idle timeout. */
+async function act(cookie: string): Promise<void> {
+  const r = await call(panel, "units.start", { input: { host: HOST, name: "vllm-embed-small.service" }, cookie });
+  expect(r.status, r.text).toBe(403);
+}
+
 describe("expiry", () => {
   it("idle timeout: the session ends, the cookie is cleared, the reason is given", async () => {
     const c = await login(panel, "rita");
     tp.clock.offsetMs = 9 * MINUTE;
-    expect((await me(c)).me.user?.name).toBe("rita"); // still inside the idle window: this use renews it
+    await act(c); // still inside the idle window: this use renews it
     tp.clock.offsetMs = 18 * MINUTE;
+    await act(c);
     expect((await me(c)).me.user?.name).toBe("rita");
     tp.clock.offsetMs = 29 * MINUTE; // 11 min without a request
     const after = await me(c);
@@ -113,12 +120,47 @@ describe("expiry", () => {
     tp.clock.offsetMs = 0;
     for (let t = 5; t < 60; t += 5) {
       tp.clock.offsetMs = t * MINUTE;
+      await act(c);
       expect((await me(c)).me.user?.name, `at ${t} min`).toBe("rita");
     }
     tp.clock.offsetMs = 61 * MINUTE;
     const after = await me(c);
     expect(after.me.user).toBeNull();
     expect(after.me.signedOutReason).toMatch(/expired/);
+    tp.clock.offsetMs = 0;
+  });
+});
+
+describe("idle timeout with a tab left open", () => {
+  it("neither an open live stream nor the UI's polling keeps the session alive", async () => {
+    const c = await login(panel, "vera");
+    const stream = await openEventStream(panel, c);
+    await stream.until(/"kind":"host-snapshot"/);
+    // 12 minutes in 2-minute steps: the stream re-checks its session, the UI polls session.me
+    for (let t = 2; t <= 12; t += 2) {
+      tp.clock.offsetMs = t * MINUTE;
+      await new Promise((r) => setTimeout(r, 450)); // two stream re-checks
+      if (t < 10) expect((await me(c)).me.user?.name, `at ${t} min`).toBe("vera");
+    }
+    const text = await stream.until(ENDED);
+    await stream.close();
+    expect(text).toMatch(/session has ended|sign in again/);
+    // the stream's re-check found it timed out and deleted it
+    expect((await me(c)).me.user).toBeNull();
+    tp.clock.offsetMs = 0;
+  });
+
+  it("a person's action still renews it while the stream is open", async () => {
+    const c = await login(panel, "vera");
+    const stream = await openEventStream(panel, c);
+    await stream.until(/"kind":"host-snapshot"/);
+    for (let t = 3; t <= 15; t += 3) {
+      tp.clock.offsetMs = t * MINUTE;
+      await act(c);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await me(c)).me.user?.name).toBe("vera");
+    await stream.close();
     tp.clock.offsetMs = 0;
   });
 });

@@ -164,7 +164,8 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
   const { services, panelRequest: req } = ctx;
   const stillValid = (): boolean => {
     if (services.demo) return true;
-    if (req.sessionId) return services.auth.sessions.validateSession(req.sessionId).ok;
+    // a stream staying open is not the person doing something: it must not renew the idle timeout
+    if (req.sessionId) return services.auth.sessions.validateSession(req.sessionId, { touch: false }).ok;
     if (req.principal?.via === "proxy") return !(services.auth.users.getUser(req.principal.username)?.disabled ?? false);
     return false;
   };
