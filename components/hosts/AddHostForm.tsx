@@ -73,7 +73,7 @@ export function AddHostForm() {
             />
           )}
         </Field>
-        <Field label="Agent token" hint="The agent's bearer token (its agent-token file). It is never shown again.">
+        <Field label="Agent token" hint="The agent's bearer token (its agent-token file, at least 32 characters). It is never shown again.">
           {(f) => (
             <input
               {...f}
