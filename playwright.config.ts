@@ -52,12 +52,21 @@ export default defineConfig({
   ],
   webServer: [
     {
-      // the real built app in demo mode; the simulator runs twice as fast to keep the suite short.
-      // Both projects replay the same restarts on one simulated host within a minute: a 10 s
-      // action-guard window keeps the second from needing a confirmation.
+      // the real built app in demo mode (three simulated hosts); the simulator runs twice as fast
+      // to keep the suite short. Both projects replay the same restarts on gpu-a within a
+      // minute: a 10 s action-guard window keeps the second from needing a confirmation. gpu-c's
+      // agent goes away for 12 s every 20 s, so a test sees a host go down and come back (the
+      // other tests act on gpu-a and gpu-b).
       command: "npm run demo",
       url: `http://127.0.0.1:${PORT}/`,
-      env: { PORT: String(PORT), GPUDECK_SIM_SPEED: "2", GPUDECK_DATA_DIR: ".data/e2e", GPUDECK_ACTION_GUARD_SECONDS: "10" },
+      env: {
+        PORT: String(PORT),
+        GPUDECK_SIM_SPEED: "2",
+        GPUDECK_DATA_DIR: ".data/e2e",
+        GPUDECK_ACTION_GUARD_SECONDS: "10",
+        GPUDECK_DEMO_FLAKY_UP_S: "20",
+        GPUDECK_DEMO_FLAKY_DOWN_S: "12",
+      },
       timeout: 240_000,
       reuseExistingServer: false,
       stdout: "pipe",

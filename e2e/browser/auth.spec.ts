@@ -5,13 +5,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { E2E_AUTH_DATA_DIR, E2E_PASSWORD } from "./authServer";
+import { E2E_AUTH_DATA_DIR, E2E_AUTH_HOST, E2E_PASSWORD } from "./authServer";
 
 test.describe.configure({ mode: "serial" });
 
 const EMBED = "vllm-embed-small.service";
 const KIMI = "vllm-kimi-k25.service";
 const REASON = `e2e auth: operator restart ${Date.now()}`;
+/** a unit's page on the panel's one host */
+const unitPage = (unit: string) => `/hosts/${E2E_AUTH_HOST}/units/${unit}`;
 
 async function signIn(page: Page, user: string, password = E2E_PASSWORD) {
   await page.getByLabel("User name").fill(user);
@@ -20,12 +22,14 @@ async function signIn(page: Page, user: string, password = E2E_PASSWORD) {
 }
 
 test("signed out, a page sends you to sign in; a wrong password is refused clearly; then you land where you were going", async ({ page }) => {
+  // the single-host panel's link: after signing in it leads on to the unit on its host
   await page.goto(`/units/${EMBED}`);
   await expect(page).toHaveURL(/\/login\?next=%2Funits%2Fvllm-embed-small\.service$/);
   await signIn(page, "vera", "not the password at all");
   await expect(page.getByTestId("login-error")).toHaveText("Invalid username or password.");
   await signIn(page, "vera");
-  await expect(page).toHaveURL(new RegExp(`/units/${EMBED.replace(/\./g, "\\.")}$`));
+  await expect(page).toHaveURL(new RegExp(`${unitPage(EMBED).replace(/\./g, "\\.")}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(EMBED);
   await expect(page.getByTestId("user-name")).toHaveText("vera");
 });
 
@@ -35,7 +39,7 @@ test("a viewer sees units but no action buttons, no audit link, and no audit log
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await expect(page.getByTestId("unit-row")).toHaveCount(4);
   for (const unit of [EMBED, KIMI]) {
-    await page.goto(`/units/${unit}`);
+    await page.goto(unitPage(unit));
     await expect(page.getByTestId("state-badge").first()).toBeVisible();
     await expect(page.getByText(/viewers cannot change units/).first()).toBeVisible();
     await expect(page.getByRole("group", { name: "Unit actions" })).toHaveCount(0);
@@ -53,11 +57,11 @@ test("an operator restarts their unit with a reason and finds it in /audit, by u
   await signIn(page, "otto");
   await expect(page.getByTestId("user-name")).toHaveText("otto");
   // outside their patterns: no buttons
-  await page.goto(`/units/${KIMI}`);
+  await page.goto(unitPage(KIMI));
   await expect(page.getByText(/is not in your units \(vllm-embed-\*\)/).first()).toBeVisible();
   await expect(page.getByRole("group", { name: "Unit actions" })).toHaveCount(0);
 
-  await page.goto(`/units/${EMBED}`);
+  await page.goto(unitPage(EMBED));
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await page.getByRole("group", { name: "Unit actions" }).getByRole("button", { name: "Restart", exact: true }).click();
   const dialog = page.getByRole("dialog");
@@ -72,6 +76,7 @@ test("an operator restarts their unit with a reason and finds it in /audit, by u
   await expect(row).toHaveAttribute("data-user", "otto");
   await expect(row).toHaveAttribute("data-action", "restart");
   await expect(row).toHaveAttribute("data-unit", EMBED);
+  await expect(row).toHaveAttribute("data-host", E2E_AUTH_HOST);
   await expect(row).toContainText("operator");
   // the job result arrives when the job ends (the page refreshes every 10 s)
   await expect(row).toHaveAttribute("data-outcome", "done", { timeout: 25_000 });
@@ -190,4 +195,100 @@ test("an admin adds a user on /users, who signs in; disabling them signs their o
   const { scrollWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth }));
   expect(scrollWidth, `/users is ${scrollWidth}px wide in a 390px viewport`).toBeLessThanOrEqual(390);
   await page.screenshot({ path: "test-results/screenshots/auth-users-phone.png", fullPage: true });
+});
+
+test("an admin adds a host nobody can reach: it shows down with a clear error, on /hosts and the overview; viewers see hosts without addresses; the admin removes it", async ({
+  page,
+  browser,
+}) => {
+  const name = `gpu-x-${Date.now().toString(36)}`;
+  const token = "e2e-host-token-0123456789abcdef-0123456789abcdef";
+  // a closed port (not one of fetch's blocked ones): "connection refused", as for an agent that is not running
+  const unreachable = "http://127.0.0.1:59999";
+
+  await page.goto("/login");
+  await signIn(page, "ada");
+  await expect(page.getByTestId("user-name")).toHaveText("ada");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Hosts" }).click();
+  await expect(page).toHaveURL(/\/hosts$/);
+
+  // the panel's own host comes from its environment: read-only, and it says where to change it
+  const own = page.locator(`[data-testid="host-entry"][data-host="${E2E_AUTH_HOST}"]`);
+  await expect(own).toHaveAttribute("data-state", "connected");
+  await expect(own.getByTestId("host-source")).toHaveText("from GPUDECK_AGENT_URL (read-only here)");
+  await expect(own.getByTestId("host-token")).toHaveText(/^set, ends in …/);
+  await expect(own.getByRole("button", { name: "Remove" })).toHaveCount(0);
+
+  // a refused attempt says why and keeps what was typed; the token is a password field
+  const form = page.getByRole("form", { name: "Add host" });
+  await expect(form.getByLabel("Agent token")).toHaveAttribute("type", "password");
+  await form.getByLabel("Host name").fill(name);
+  await form.getByLabel("Agent URL").fill("ftp://127.0.0.1:9");
+  await form.getByLabel("Agent token").fill(token);
+  await form.getByRole("button", { name: "Add host" }).click();
+  await expect(page.getByTestId("add-host-error")).toContainText("url must start with http:// or https://");
+  await expect(form.getByLabel("Host name")).toHaveValue(name);
+
+  await form.getByLabel("Agent URL").fill(unreachable);
+  await form.getByRole("button", { name: "Add host" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Added ${name}.` })).toBeVisible();
+  await expect(form.getByLabel("Agent token")).toHaveValue("");
+  const entry = page.locator(`[data-testid="host-entry"][data-host="${name}"]`);
+  await expect(entry).toHaveAttribute("data-state", "down");
+  await expect(entry.getByTestId("host-since")).toHaveText(/^down since \d\d:\d\d:\d\d \(/);
+  await expect(entry.getByTestId("host-error")).toContainText(`the agent at ${unreachable} could not be reached`);
+  await expect(entry.getByTestId("host-source")).toHaveText("added on this page");
+  await expect(entry).toContainText(unreachable);
+  // the token went in and never comes back: only its last characters
+  await expect(entry.getByTestId("host-token")).toHaveText("set, ends in …cdef");
+  expect(await page.content()).not.toContain(token);
+
+  // the fleet overview shows it down too, with the same error
+  await page.goto("/");
+  const card = page.locator(`[data-testid="host-card"][data-host="${name}"]`);
+  await expect(card.getByTestId("host-state")).toHaveText("down");
+  await expect(card.getByTestId("host-error")).toContainText("could not be reached");
+  await expect(page.locator(`[data-testid="host-card"][data-host="${E2E_AUTH_HOST}"]`).getByTestId("host-state")).toHaveText("connected");
+
+  // a viewer sees the hosts, not where they are nor their tokens, and cannot change them
+  const theirs = await browser.newContext();
+  try {
+    const viewer = await theirs.newPage();
+    await viewer.goto("/login");
+    await signIn(viewer, "vera");
+    await expect(viewer.getByTestId("user-name")).toHaveText("vera");
+    await expect(viewer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Hosts" })).toHaveCount(0);
+    await viewer.goto("/hosts");
+    await expect(viewer.locator(`[data-testid="host-entry"][data-host="${name}"]`)).toHaveAttribute("data-state", "down");
+    await expect(viewer.getByRole("form", { name: "Add host" })).toHaveCount(0);
+    await expect(viewer.getByTestId("host-token")).toHaveCount(0);
+    // (the connection error is the server's sentence for everyone; the address field is admins' only)
+    await expect(viewer.getByText("Agent URL")).toHaveCount(0);
+    await expect(viewer.getByRole("button", { name: "Remove" })).toHaveCount(0);
+  } finally {
+    await theirs.close();
+  }
+
+  // the page fits a phone
+  await page.goto("/hosts");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(entry).toBeVisible();
+  const { scrollWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth }));
+  expect(scrollWidth, `/hosts is ${scrollWidth}px wide in a 390px viewport`).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: "test-results/screenshots/auth-hosts-phone.png", fullPage: true });
+  await page.setViewportSize({ width: 1366, height: 900 });
+
+  // removed: gone from the page, and both changes are in the audit log with the host
+  await entry.getByRole("button", { name: "Remove" }).click();
+  await page.getByRole("button", { name: `Remove ${name}` }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Removed ${name}.` })).toBeVisible();
+  await expect(entry).toHaveCount(0);
+  await page.goto("/");
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await expect(page.locator(`[data-testid="host-card"][data-host="${name}"]`)).toHaveCount(0);
+  await page.goto("/audit?user=ada");
+  for (const action of ["host.add", "host.remove"]) {
+    await expect(page.locator(`[data-testid="audit-row"][data-action="${action}"][data-host="${name}"][data-outcome="ok"]`)).toHaveCount(1);
+  }
+  await expect(page.getByTestId("audit-table")).not.toContainText(token);
 });

@@ -1,6 +1,6 @@
 /**
- * Playwright web server for e2e/browser/auth.spec.ts: a NON-demo gpudeck (login required) on a
- * simulated host, with a fresh data dir seeded through the user CLI before the panel starts.
+ * Playwright web server for e2e/browser/auth.spec.ts: a NON-demo gpudeck (login required) on one
+ * simulated host (named E2E_AUTH_HOST in the panel), with a fresh data dir seeded through the user CLI before the panel starts.
  *   admin    ada
  *   viewer   vera  (sees everything, changes nothing)
  *   operator otto  (units vllm-embed-*)
@@ -14,6 +14,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const E2E_PASSWORD = "e2e correct horse battery";
+/** The panel's name for its one host (GPUDECK_AGENT_NAME: the same on every machine). */
+export const E2E_AUTH_HOST = "gpu-a";
 export const E2E_USERS = [
   { name: "ada", role: "admin", units: "" },
   { name: "vera", role: "viewer", units: "" },
@@ -91,7 +93,11 @@ async function main(): Promise<void> {
     { ...env, GPUDECK_SIMULATE: "1", GPUDECK_UNITS: "vllm-*.service", GPUDECK_AGENT_LISTEN: "127.0.0.1:0" },
     /listening on (http:\/\/\S+)/,
   );
-  await start(["scripts/run.ts", "panel"], { ...env, GPUDECK_AGENT_URL: agentUrl, PORT: String(E2E_AUTH_PORT) }, /panel ready: (\S+)/);
+  await start(
+    ["scripts/run.ts", "panel"],
+    { ...env, GPUDECK_AGENT_URL: agentUrl, GPUDECK_AGENT_NAME: E2E_AUTH_HOST, PORT: String(E2E_AUTH_PORT) },
+    /panel ready: (\S+)/,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,13 +1,28 @@
 import { expect, test, type Page } from "@playwright/test";
 
-// Tests run in order against one simulated host (the demo, at GPUDECK_SIM_SPEED=2).
+// Tests run in order against the demo's simulated fleet (GPUDECK_SIM_SPEED=2): gpu-a (the
+// incident host: these tests act on its units), gpu-b (healthy) and gpu-c (twenty units; its
+// agent goes away and comes back in a short cycle, see playwright.config.ts).
 test.describe.configure({ mode: "serial" });
 
 const KIMI = "vllm-kimi-k25.service";
+const KIMI_PAGE = `/hosts/gpu-a/units/${KIMI}`;
+/** every unit of the demo's three hosts: 4 on gpu-a, 4 on gpu-b, 20 on gpu-c */
+const FLEET_UNITS = 28;
 const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${test.info().project.name}-${name}.png`, fullPage: true });
 
 async function waitLive(page: Page) {
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+}
+
+/** failed → changing → active → inactive, as the lists order them */
+async function expectTroubleFirst(page: Page) {
+  const states = await page
+    .getByTestId("unit-row")
+    .getByTestId("state-badge")
+    .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")!.split("/")[0]));
+  const rank = (s: string) => ["failed", "activating", "active", "inactive"].indexOf(s === "deactivating" ? "activating" : s);
+  expect(states.map(rank)).toEqual([...states.map(rank)].sort((a, b) => a - b));
 }
 
 /** Open the unit page and confirm an action in the dialog, with a reason. */
@@ -20,26 +35,41 @@ async function confirmAction(page: Page, action: "Restart" | "Stop" | "Kill (SIG
   await expect(dialog).toBeHidden();
 }
 
-test("overview: units failed first, ActiveState and SubState as text, GPU strip", async ({ page }) => {
+test("fleet overview: three hosts with their state, every host's units with a host column, failed first", async ({ page }) => {
   await page.goto("/");
-  await expect(page.getByTestId("demo-banner")).toBeVisible();
+  await expect(page.getByTestId("demo-banner")).toHaveText(/simulated hosts/);
   await waitLive(page);
+  const cards = page.getByTestId("host-card");
+  await expect(cards).toHaveCount(3);
+  await expect(cards.nth(0)).toHaveAttribute("data-host", "gpu-a");
+  await expect(cards.nth(1)).toHaveAttribute("data-host", "gpu-b");
+  await expect(cards.nth(2)).toHaveAttribute("data-host", "gpu-c");
+  const gpuA = page.locator('[data-testid="host-card"][data-host="gpu-a"]');
+  await expect(gpuA.getByTestId("host-state")).toHaveText("connected");
+  await expect(gpuA.getByTestId("host-since")).toHaveText(/^connected for /);
+  await expect(gpuA).toContainText("agent 0.1.0");
+  await expect(gpuA.getByTestId("host-unit-counts")).toContainText(/failed/);
+  await expect(gpuA.getByTestId("host-gpus")).toHaveText(/^8 GPUs · [\d.]+ \/ [\d.]+ GiB$/);
+  await expect(page.locator('[data-testid="host-card"][data-host="gpu-b"]').getByTestId("host-unit-counts")).toHaveText(/^4 units: 4 active/);
+  // gpu-c may be down right now (its agent comes and goes): it says so either way
+  await expect(page.locator('[data-testid="host-card"][data-host="gpu-c"]').getByTestId("host-state")).toHaveText(/connected|connecting|down/);
+
   const rows = page.getByTestId("unit-row");
-  await expect(rows).toHaveCount(4);
+  await expect(rows).toHaveCount(FLEET_UNITS);
+  const llama = page.locator('[data-testid="unit-row"][data-unit="vllm-llama-70b.service"]');
+  await expect(llama.getByTestId("unit-host")).toHaveText("host gpu-a");
+  await expect(llama.getByTestId("state-badge")).toHaveText("failed (failed)");
+  await expect(llama.getByTestId("diagnosis-reason")).toContainText(/ExecStartPre/);
+  await expect(page.locator('[data-unit="vllm-deepseek-v3.service"]').getByTestId("unit-host")).toHaveText("host gpu-b");
+  await expect(page.locator('[data-unit="vllm-svc-07.service"]')).toHaveAttribute("data-host", "gpu-c");
   await expect(rows.first().getByTestId("state-badge")).toHaveText(/failed \(failed\)|activating \(auto-restart\)/);
-  await expect(page.locator(`[data-unit="${KIMI}"]`).getByTestId("state-badge")).toHaveText(/active \(running\)/);
-  await expect(page.locator('[data-unit="vllm-llama-70b.service"]').getByTestId("state-badge")).toHaveText("failed (failed)");
-  // the failing unit carries its reason on the overview
-  await expect(page.locator('[data-unit="vllm-llama-70b.service"]').getByTestId("diagnosis-reason")).toContainText(/ExecStartPre/);
-  // the order: failed → changing → active → inactive
-  const states = await rows.getByTestId("state-badge").evaluateAll((els) => els.map((e) => e.getAttribute("data-state")!.split("/")[0]));
-  const rank = (s: string) => ["failed", "activating", "active", "inactive"].indexOf(s === "deactivating" ? "activating" : s);
-  expect(states.map(rank)).toEqual([...states.map(rank)].sort((a, b) => a - b));
-  await expect(page.getByRole("heading", { name: "GPU memory" })).toBeVisible();
-  await shot(page, "overview");
+  await expect(rows.first()).toHaveAttribute("data-host", "gpu-a");
+  await expectTroubleFirst(page);
+  await expect(page.getByTestId("attention-count")).toHaveText(/^\d+ need attention$/);
+  await shot(page, "fleet");
 });
 
-test("filter by text and state is kept in the URL and survives a reload", async ({ page }) => {
+test("filter by text, state and host is kept in the URL and survives a reload", async ({ page }) => {
   await page.goto("/");
   await waitLive(page);
   await page.getByLabel("Filter units by name").fill("kimi");
@@ -52,10 +82,47 @@ test("filter by text and state is kept in the URL and survives a reload", async 
   await expect(page.getByLabel("Filter units by name")).toHaveValue("kimi");
   await expect(page.getByTestId("unit-row")).toHaveCount(1);
   await expect(page.getByTestId("unit-row")).toHaveAttribute("data-unit", KIMI);
+
+  // by host: only gpu-b's units
+  await page.getByLabel("Filter units by name").fill("");
+  await page.getByLabel("Filter units by state").selectOption("all");
+  await page.getByLabel("Filter units by host").selectOption("gpu-b");
+  await expect(page).toHaveURL(/\?host=gpu-b$/);
+  await expect(page.getByTestId("unit-row")).toHaveCount(4);
+  await page.reload();
+  await waitLive(page);
+  await expect(page.getByLabel("Filter units by host")).toHaveValue("gpu-b");
+  await expect(page.getByTestId("unit-row").and(page.locator(':not([data-host="gpu-b"])'))).toHaveCount(0);
+  await expect(page.getByTestId("unit-row")).toHaveCount(4);
+});
+
+test("drill down: the fleet, a host (its units and GPU strip), then one of its units", async ({ page }) => {
+  await page.goto("/");
+  await waitLive(page);
+  await page.locator('[data-testid="host-card"][data-host="gpu-a"]').getByRole("link", { name: "gpu-a", exact: true }).click();
+  await expect(page).toHaveURL(/\/hosts\/gpu-a$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("gpu-a");
+  await waitLive(page);
+  const rows = page.getByTestId("unit-row");
+  await expect(rows).toHaveCount(4);
+  await expect(rows.getByTestId("unit-host")).toHaveCount(0);
+  await expect(page.locator(`[data-unit="${KIMI}"]`).getByTestId("state-badge")).toHaveText(/active \(running\)/);
+  await expect(page.locator('[data-unit="vllm-llama-70b.service"]').getByTestId("diagnosis-reason")).toContainText(/ExecStartPre/);
+  await expectTroubleFirst(page);
+  await expect(page.getByRole("heading", { name: "GPU memory" })).toBeVisible();
+  await expect(page.getByRole("img", { name: /^GPU 7 \(/ })).toBeVisible();
+  await shot(page, "host");
+
+  await page.locator(`[data-unit="${KIMI}"]`).getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`${KIMI_PAGE.replace(/\./g, "\\.")}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(KIMI);
+  await waitLive(page);
+  await expect(page.getByTestId("unit-host-link")).toHaveText("gpu-a");
+  await expect(page.getByTestId("state-badge").first()).toHaveText(/active \(running\)|activating/);
 });
 
 test("the incident: kill, restart, wait in start-pre for draining memory, then running", async ({ page, context }) => {
-  await page.goto(`/units/${KIMI}`);
+  await page.goto(KIMI_PAGE);
   await waitLive(page);
   const badge = page.getByTestId("state-badge").first();
   await expect(badge).toHaveText("active (running)", { timeout: 40_000 });
@@ -79,13 +146,16 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
   ).toBeAttached();
   await shot(page, "start-pre");
 
-  // meanwhile the overview's GPU strip and the GPUs page show that memory as held by an exited process
+  // meanwhile the host's GPU strip, its GPUs page and the fleet overview show that memory as held by an exited process
   const other = await context.newPage();
-  await other.goto("/gpus");
+  await other.goto("/hosts/gpu-a/gpus");
   await expect(other.locator('[data-testid="gpu-process"][data-kind="exited"]').first()).toContainText("exited, still holding");
-  await other.goto("/");
+  await other.goto("/hosts/gpu-a");
   await expect(other.getByText(/held by exited process/i).first()).toBeVisible();
-  await shot(other, "overview-while-draining");
+  await shot(other, "host-while-draining");
+  await other.goto("/");
+  await expect(other.locator('[data-testid="host-card"][data-host="gpu-a"]').getByTestId("host-exited")).toHaveText(/[\d.]+ GiB held by exited processes/);
+  await shot(other, "fleet-while-draining");
   await other.close();
 
   // reload mid-way: the page resumes live with the same picture
@@ -108,7 +178,7 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
 });
 
 test("journal lines appear live", async ({ page }) => {
-  await page.goto("/units/vllm-embed-small.service");
+  await page.goto("/hosts/gpu-a/units/vllm-embed-small.service");
   await waitLive(page);
   const badge = page.getByTestId("state-badge").first();
   await expect(badge).toHaveText("active (running)");
@@ -132,13 +202,78 @@ test("journal lines appear live", async ({ page }) => {
   await expect(badge).toHaveText("active (running)");
 });
 
-test("every page fits the screen: no sideways scrolling", async ({ page }) => {
-  for (const route of ["/", `/units/${KIMI}`, "/gpus"]) {
+test("old single-host links lead to the host that has the unit, or say there is none", async ({ page }) => {
+  await page.goto(`/units/${KIMI}`);
+  await expect(page).toHaveURL(new RegExp(`${KIMI_PAGE.replace(/\./g, "\\.")}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(KIMI);
+  await waitLive(page);
+  await page.goto("/units/vllm-deepseek-v3.service");
+  await expect(page).toHaveURL(/\/hosts\/gpu-b\/units\/vllm-deepseek-v3\.service$/);
+  // the redirect replaced the old link in the history: Back goes to the page before it
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`${KIMI_PAGE.replace(/\./g, "\\.")}$`));
+
+  await page.goto("/units/vllm-nowhere.service");
+  await expect(page.getByTestId("old-link-none")).toContainText("No host has a unit named vllm-nowhere.service.");
+
+  // /gpus: three hosts, so a choice
+  await page.goto("/gpus");
+  const choice = page.getByTestId("host-choice");
+  await expect(choice.getByRole("link")).toHaveCount(3);
+  await choice.getByRole("link", { name: /gpu-b/ }).click();
+  await expect(page).toHaveURL(/\/hosts\/gpu-b\/gpus$/);
+  await waitLive(page);
+  await expect(page.getByTestId("gpu-card")).toHaveCount(8);
+});
+
+test("a host whose agent goes away shows down since …, keeps its units marked not live, and comes back", async ({ page }) => {
+  test.skip(test.info().project.name !== "desktop", "one run of the flaky host's cycle is enough (it takes up to a minute)");
+  test.setTimeout(120_000);
+  await page.goto("/");
+  await waitLive(page);
+  const gpuC = page.locator('[data-testid="host-card"][data-host="gpu-c"]');
+  const gpuCRows = page.locator('[data-testid="unit-row"][data-host="gpu-c"]');
+  // gpu-c's agent is up 20 s, away 12 s (playwright.config.ts): within a cycle it goes down
+  await expect(gpuC).toHaveAttribute("data-state", "down", { timeout: 45_000 });
+  await expect(gpuC.getByTestId("host-since")).toHaveText(/^down since \d\d:\d\d:\d\d \(/);
+  await expect(gpuC.getByTestId("host-error")).toContainText(/could not be reached|closed|refused/);
+  await expect(gpuC.getByTestId("host-unit-counts")).toContainText("(last known)");
+  await expect(gpuCRows).toHaveCount(20);
+  await expect(gpuCRows.first().getByTestId("not-live")).toHaveText("not live: host down, last known state");
+  await expect(page.locator('[data-testid="unit-row"][data-host="gpu-a"][data-live="false"]')).toHaveCount(0);
+  await shot(page, "fleet-host-down");
+
+  // its own page says so too, and the header does not call it live
+  const hostPage = await page.context().newPage();
+  await hostPage.goto("/hosts/gpu-c");
+  await expect(hostPage.getByTestId("host-not-live")).toContainText(/gpu-c is down since .*What you see is its last known state, not live\./s);
+  await expect(hostPage.getByTestId("connection")).toHaveAttribute("data-state", "host-down");
+  await expect(hostPage.getByTestId("unit-row")).toHaveCount(20);
+
+  await expect(gpuC).toHaveAttribute("data-state", "connected", { timeout: 45_000 });
+  await expect(gpuC.getByTestId("host-since")).toHaveText(/^connected for /);
+  await expect(gpuC.getByTestId("host-error")).toHaveCount(0);
+  await expect(page.locator('[data-testid="unit-row"][data-live="false"]')).toHaveCount(0);
+  await expect(hostPage.getByTestId("connection")).toHaveAttribute("data-state", "live", { timeout: 10_000 });
+  await expect(hostPage.getByTestId("host-not-live")).toHaveCount(0);
+  await hostPage.close();
+});
+
+test("every page fits the screen: no sideways scrolling; on a phone the units come first", async ({ page }) => {
+  for (const route of ["/", "/hosts/gpu-a", KIMI_PAGE, "/hosts/gpu-a/gpus", "/hosts", "/gpus"]) {
     await page.goto(route);
-    await waitLive(page);
+    if (route === "/gpus") await expect(page.getByTestId("host-choice")).toBeVisible();
+    else await waitLive(page);
     await page.waitForTimeout(500); // charts measure their width after the first paint
     const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
     expect(scrollWidth, `${route} is ${scrollWidth}px wide in a ${page.viewportSize()!.width}px viewport`).toBeLessThanOrEqual(page.viewportSize()!.width);
     expect(innerWidth).toBe(page.viewportSize()!.width);
+    if (route === "/" || route === "/hosts/gpu-a") {
+      const units = (await page.getByRole("heading", { name: "Units", exact: true }).boundingBox())!.y;
+      const other = (await page.getByRole("heading", { name: route === "/" ? "Hosts" : "GPU memory", exact: true }).boundingBox())!.y;
+      if (page.viewportSize()!.width < 640) expect(units, `${route}: units first on a phone`).toBeLessThan(other);
+      else expect(other, `${route}: the ${route === "/" ? "hosts" : "GPU strip"} lead on a wide screen`).toBeLessThan(units);
+    }
+    await shot(page, `fits-${route.replace(/[^a-z0-9]+/gi, "-")}`);
   }
 });

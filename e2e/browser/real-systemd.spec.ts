@@ -8,7 +8,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import { warnIfUnsupported } from "../sandbox/sandbox";
-import { REAL_PASSWORD, REAL_UNIT, REAL_UNIT_DESCRIPTION, START_PRE_SECONDS, startRealSystemdHost, type RealSystemdHost } from "./realSystemdHost";
+import { REAL_HOST, REAL_PASSWORD, REAL_UNIT, REAL_UNIT_DESCRIPTION, START_PRE_SECONDS, startRealSystemdHost, type RealSystemdHost } from "./realSystemdHost";
 
 const unsupported = warnIfUnsupported("the real-systemd browser test (e2e/browser/real-systemd.spec.ts)");
 
@@ -78,14 +78,19 @@ test.describe("npm start mode on a real systemd", () => {
       await expect(page.getByTestId("unit-row")).toHaveCount(1);
       await expect(unitRow.getByTestId("state-badge")).toHaveText("inactive (dead)");
       await expect(unitRow).toContainText(REAL_UNIT_DESCRIPTION);
+      await expect(unitRow).toHaveAttribute("data-host", REAL_HOST);
+      await expect(page.locator(`[data-testid="host-card"][data-host="${REAL_HOST}"]`).getByTestId("host-state")).toHaveText("connected");
       expect(await host.showUnit(["ActiveState", "SubState"])).toEqual({ ActiveState: "inactive", SubState: "dead" });
       await shot(page, "overview");
     });
 
     const badge = page.locator('h1 + [data-testid="state-badge"]');
-    await test.step("the unit page shows systemd's facts about it", async () => {
-      await unitRow.getByRole("link").click();
-      await expect(page).toHaveURL(at(`/units/${REAL_UNIT}`));
+    const unitPath = `/hosts/${REAL_HOST}/units/${REAL_UNIT}`;
+    await test.step("the unit page (the single-host panel's link leads there) shows systemd's facts about it", async () => {
+      await expect(unitRow.getByRole("link")).toHaveAttribute("href", unitPath);
+      await page.goto(at(`/units/${REAL_UNIT}`));
+      await expect(page).toHaveURL(at(unitPath));
+      await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(REAL_UNIT);
       await expect(badge).toHaveText("inactive (dead)");
       const facts = page.getByRole("region", { name: "Unit facts" });

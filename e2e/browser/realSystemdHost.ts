@@ -30,6 +30,8 @@ ExecStart=/bin/sleep infinity
 `;
 
 export const REAL_PASSWORD = "e2e real systemd horse battery";
+/** The panel's name for the sandbox host (GPUDECK_AGENT_NAME; otherwise it would be this machine's name). */
+export const REAL_HOST = "e2e-sandbox";
 /** An operator limited to the e2e units (the one the browser signs in as), and an admin so the panel is not waiting for setup. */
 export const REAL_USERS = [
   { name: "opal", role: "operator", units: "gpudeck-e2e-*" },
@@ -154,6 +156,7 @@ export async function startRealSystemdHost(): Promise<RealSystemdHost> {
       GPUDECK_DATA_DIR: dataDir,
       GPUDECK_AGENT_URL: agent.url,
       GPUDECK_AGENT_TOKEN: agent.token,
+      GPUDECK_AGENT_NAME: REAL_HOST,
       HOSTNAME: "127.0.0.1",
       PORT: String(panelPort),
     });
