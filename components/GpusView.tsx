@@ -17,7 +17,8 @@ const STATE_TEXT = (h: GpuHolder) =>
 /** Every GPU of one host: memory, utilisation, temperature, power over time, and who holds its memory. */
 export function GpusView({ host }: { host: string }) {
   const trpc = useTRPC();
-  const live = useLive().host(host);
+  const store = useLive();
+  const live = store.host(host);
   const now = useNow();
   const [sinceMs] = useState(() => Date.now() - 30 * 60_000);
   const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs }, { staleTime: Infinity }));
@@ -30,6 +31,8 @@ export function GpusView({ host }: { host: string }) {
   const samples = mergeSamples(history.data ?? [], live?.gpuRecent ?? []);
   const sample = live?.gpu ?? null;
   const telemetry = live?.telemetry ?? null;
+  // e.g. no such host: the header says why
+  if (store.problem && !live?.summary) return <HostHeader host={host} page="gpus" />;
 
   return (
     <div className="space-y-5">

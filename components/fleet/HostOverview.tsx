@@ -25,6 +25,8 @@ export function HostOverview({ host }: { host: string }) {
     units.filter((u) => matchesUnitFilter(u, { ...filter, host: "" }, now)),
     now,
   ).map((unit) => ({ host, hostState, unit }));
+  // e.g. no such host: the header says why, and there is nothing else to show
+  if (live.problem && !h?.summary) return <HostHeader host={host} page="units" />;
 
   return (
     <div className="flex flex-col gap-6">
@@ -50,7 +52,7 @@ export function HostOverview({ host }: { host: string }) {
           <UnitFilters filter={filter} searchRef={searchRef} onText={setText} onParam={setParam} />
         </div>
         {!h?.summary ? (
-          <p className="text-sm text-zinc-500">{live.problem ? "" : "Connecting…"}</p>
+          <p className="text-sm text-zinc-500">Connecting…</p>
         ) : listed.length === 0 ? (
           <p className="text-sm text-zinc-500">
             {units.length > 0

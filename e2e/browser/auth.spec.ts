@@ -269,8 +269,20 @@ test("an admin adds a host nobody can reach: it shows down with a clear error, o
     await theirs.close();
   }
 
-  // the page fits a phone
+  // edited: a new address (the token stays); the panel reconnects there
+  const moved = "http://127.0.0.1:59998";
   await page.goto("/hosts");
+  await entry.getByRole("button", { name: "Edit" }).click();
+  const edit = page.getByRole("form", { name: `Edit ${name}` });
+  await expect(edit.getByLabel("New agent token")).toHaveAttribute("type", "password");
+  await expect(edit.getByLabel("New agent token")).toHaveValue("");
+  await edit.getByLabel("Agent URL").fill(moved);
+  await edit.getByRole("button", { name: `Save ${name}` }).click();
+  await expect(entry.getByRole("status")).toContainText(`Saved ${name}.`);
+  await expect(entry.getByTestId("host-error")).toContainText(`the agent at ${moved} could not be reached`);
+  await expect(entry.getByTestId("host-token")).toHaveText("set, ends in …cdef");
+
+  // the page fits a phone
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(entry).toBeVisible();
   const { scrollWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth }));
@@ -287,7 +299,7 @@ test("an admin adds a host nobody can reach: it shows down with a clear error, o
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await expect(page.locator(`[data-testid="host-card"][data-host="${name}"]`)).toHaveCount(0);
   await page.goto("/audit?user=ada");
-  for (const action of ["host.add", "host.remove"]) {
+  for (const action of ["host.add", "host.update", "host.remove"]) {
     await expect(page.locator(`[data-testid="audit-row"][data-action="${action}"][data-host="${name}"][data-outcome="ok"]`)).toHaveCount(1);
   }
   await expect(page.getByTestId("audit-table")).not.toContainText(token);
