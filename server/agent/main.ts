@@ -131,8 +131,11 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     }
     res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
   });
-  server.requestTimeout = 0; // SSE streams are long-lived
+  // requestTimeout bounds receiving a request (headers, body), never a response: streams last
   server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.timeout = 120_000; // no traffic either way (streams ping every 10 s)
 
   await hub.start();
   await new Promise<void>((resolve, reject) => {

@@ -52,15 +52,50 @@ export function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" |
   return { location: next === "/" ? "/login" : `/login?next=${encodeURIComponent(next)}`, clearCookie: who.clearCookie };
 }
 
+/**
+ * Slow clients must not hold sockets for ever, and live streams (SSE) must last: Node's
+ * requestTimeout bounds receiving the request (headers and body), never the response, so an
+ * event stream is not cut; the idle timeout only ends sockets with no traffic at all (streams
+ * send a ping every 10 s).
+ */
+export interface ServerTimeouts {
+  /** all request headers within this (slowloris) */
+  headersMs: number;
+  /** the whole request, body included, within this */
+  requestMs: number;
+  /** a socket with no traffic either way for this long is closed */
+  idleMs: number;
+  /** an idle keep-alive connection between requests */
+  keepAliveMs: number;
+  /** how often Node checks the first two */
+  checkIntervalMs: number;
+}
+
+export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
+  headersMs: 15_000,
+  requestMs: 30_000,
+  idleMs: 120_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+});
+
 export interface PanelServerOptions {
   /** Next's request handler (or any handler, in tests). */
   handle: RequestHandler;
   /** null: no page gate (tests of the plumbing). */
   panel: Pick<Panel, "config" | "auth"> | null;
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export function createPanelServer(options: PanelServerOptions): http.Server {
-  const server = http.createServer((req, res) => {
+  const t = { ...SERVER_TIMEOUTS, ...options.timeouts };
+  const serverOptions = {
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    connectionsCheckingInterval: t.checkIntervalMs,
+    keepAliveTimeout: t.keepAliveMs,
+  };
+  const server = http.createServer(serverOptions, (req, res) => {
     setPeerHeader(req);
     if (options.panel) {
       const { config } = options.panel;
@@ -91,8 +126,7 @@ export function createPanelServer(options: PanelServerOptions): http.Server {
       res.end();
     });
   });
-  server.requestTimeout = 0; // SSE streams are long-lived
-  server.headersTimeout = 15_000;
+  server.timeout = t.idleMs;
   return server;
 }
 
