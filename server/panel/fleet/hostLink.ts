@@ -270,15 +270,15 @@ export class HostLink {
   }
 }
 
+export function demoRefusal(url: string): string {
+  return `demo mode (GPUDECK_DEMO): the agent at ${url} runs on a real host, not a simulated one; a demo panel has no login and never shows or controls real hosts`;
+}
+
 function unitOf(e: PanelEvent): string | null {
   switch (e.kind) {
     case "unit":
       return e.unit.name;
     case "unit-removed":
-export function demoRefusal(url: string): string {
-  return `demo mode (GPUDECK_DEMO): the agent at ${url} runs on a real host, not a simulated one; a demo panel has no login and never shows or controls real hosts`;
-}
-
       return e.name;
     case "transition":
       return e.transition.unit;
