@@ -144,6 +144,8 @@ async function main(): Promise<void> {
   const host = process.env.HOSTNAME && mode === "start" ? process.env.HOSTNAME : "127.0.0.1";
   await buildIfNeeded();
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  // our children's output is piped through us: tell the panel whether it ends on a terminal (the setup link)
+  env.GPUDECK_INTERACTIVE = process.stdout.isTTY ? "1" : "0";
 
   if (mode === "demo") {
     const agentsFile = path.join(path.resolve(root, env.GPUDECK_DATA_DIR ?? ".data"), "demo-agents.json");

@@ -2,7 +2,7 @@
  * Start-up of a panel: configuration from the environment, the one-time setup link, audit
  * retention at start.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { openPanelDb } from "../auth/db";
 import { UserStore } from "../auth/users";
 import { loadPanelConfig, PanelConfigError } from "./config";
 import { createPanel, type Panel } from "./instance";
+import { SETUP_LINK_FILE } from "./setupLink";
 
 const DAY = 24 * 60 * 60 * 1000;
 const dirs: string[] = [];
@@ -28,9 +29,9 @@ afterEach(() => {
 // an agent nobody listens on: the watcher retries quietly in the background
 const NO_AGENT = { GPUDECK_AGENT_URL: "http://127.0.0.1:9", GPUDECK_AGENT_TOKEN: "t".repeat(40) };
 
-function start(env: Record<string, string>): { panel: Panel; logs: string[] } {
+function start(env: Record<string, string>, interactive = true): { panel: Panel; logs: string[] } {
   const logs: string[] = [];
-  const panel = createPanel(loadPanelConfig({ ...NO_AGENT, ...env }), { log: (m) => logs.push(m), panelUrl: "http://127.0.0.1:3999" });
+  const panel = createPanel(loadPanelConfig({ ...NO_AGENT, ...env }), { log: (m) => logs.push(m), panelUrl: "http://127.0.0.1:3999", interactive });
   panels.push(panel);
   return { panel, logs };
 }
@@ -42,6 +43,17 @@ describe("panel start-up", () => {
     const line = logs.find((l) => l.includes("/setup#token="))!;
     expect(line).toMatch(/^no admin account yet: create one within 1 h at http:\/\/127\.0\.0\.1:3999\/setup#token=[A-Za-z0-9_-]{43}$/);
     const token = line.split("#token=")[1]!;
+    expect(panel.auth.users.checkSetupToken(token)).toBe(true);
+  });
+
+  it("not on a terminal (the journal): the link goes to a 0600 file in the data dir, the log names the file, never the token", () => {
+    const dir = dataDir();
+    const { panel, logs } = start({ GPUDECK_DATA_DIR: dir }, false);
+    const file = path.join(dir, SETUP_LINK_FILE);
+    expect(logs.join("\n")).not.toMatch(/token=|[A-Za-z0-9_-]{43}/);
+    expect(logs.join("\n")).toContain(`the one-time setup link (valid 1 h) is in ${file}, readable only by this user`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const token = /setup#token=([A-Za-z0-9_-]{43})\n$/.exec(readFileSync(file, "utf8"))![1]!;
     expect(panel.auth.users.checkSetupToken(token)).toBe(true);
   });
 

@@ -16,6 +16,7 @@ import { handleAuditCsvRequest } from "./auditCsv";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
+import { announceSetup } from "./setupLink";
 import type { PanelServices } from "./trpc";
 
 export interface Panel {
@@ -48,6 +49,8 @@ export interface CreatePanelOptions {
   background?: boolean;
   /** Base URL for the setup link when GPUDECK_PUBLIC_URL is not set. */
   panelUrl?: string;
+  /** The log is a terminal: print the setup link there (else it goes to <data dir>/setup-link). Default false. */
+  interactive?: boolean;
   /** Test hooks into the auth module (rate limits, session policy). */
   auth?: Omit<PanelAuthOptions, "dataDir" | "clock">;
   refusalAuditPerMinute?: number;
@@ -135,13 +138,8 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     pruneTimer.unref();
     fleet.start();
     if (!config.demo) {
-      const setup = auth.users.ensureSetupToken();
-      if (setup) {
-        const base = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
-        // A #fragment is never sent to servers, proxies or in Referer headers.
-        log(`no admin account yet: create one within 1 h at ${base}/setup#token=${setup.token}`);
-        log("(or later: npm run user -- setup-token, or npm run user -- add NAME --role admin)");
-      }
+      const base = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
+      announceSetup({ auth, dataDir: config.dataDir, base, interactive: options.interactive ?? false, log });
     }
   }
   return panel;

@@ -150,7 +150,9 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT || 3000);
   const urlHost = host.includes(":") ? `[${host}]` : host;
   trustPeerHeader();
-  const panel = getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}` });
+  // npm start / npm run panel pipe our output; they say whether theirs is a terminal
+  const interactive = process.stdout.isTTY === true || process.env.GPUDECK_INTERACTIVE === "1";
+  const panel = getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}`, interactive });
   if (panel.config.demo) {
     const check = await checkDemoHosts(() => panel.fleet.all());
     if (check.real.length > 0) {
