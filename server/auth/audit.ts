@@ -219,27 +219,30 @@ export function csvCell(value: string | number | null | undefined): string {
 
 export const AUDIT_CSV_COLUMNS = ["id", "time", "user", "role", "source_addr", "host", "unit", "action", "reason", "outcome", "job_id", "detail"] as const;
 
+/** The CSV's header line (with CRLF), behind a BOM when asked: a BOM makes Excel read the file as UTF-8. */
+export function auditCsvHeader(options: { bom?: boolean } = {}): string {
+  return `${options.bom ? "\uFEFF" : ""}${AUDIT_CSV_COLUMNS.map((c) => csvCell(c)).join(",")}\r\n`;
+}
+
+/** One row as a CSV line (with CRLF); `time` is ISO 8601 UTC. */
+export function auditCsvLine(r: AuditRow): string {
+  return `${[
+    csvCell(r.id),
+    csvCell(Number.isFinite(r.at) ? new Date(r.at).toISOString() : null),
+    csvCell(r.user),
+    csvCell(r.role),
+    csvCell(r.sourceAddr),
+    csvCell(r.host),
+    csvCell(r.unit),
+    csvCell(r.action),
+    csvCell(r.reason),
+    csvCell(r.outcome),
+    csvCell(r.jobId),
+    csvCell(r.detail),
+  ].join(",")}\r\n`;
+}
+
 /** RFC 4180 CSV (CRLF line ends) with a header row; `time` is ISO 8601 UTC. */
 export function auditToCsv(rows: readonly AuditRow[], options: { bom?: boolean } = {}): string {
-  const lines = [AUDIT_CSV_COLUMNS.map((c) => csvCell(c)).join(",")];
-  for (const r of rows) {
-    lines.push(
-      [
-        csvCell(r.id),
-        csvCell(Number.isFinite(r.at) ? new Date(r.at).toISOString() : null),
-        csvCell(r.user),
-        csvCell(r.role),
-        csvCell(r.sourceAddr),
-        csvCell(r.host),
-        csvCell(r.unit),
-        csvCell(r.action),
-        csvCell(r.reason),
-        csvCell(r.outcome),
-        csvCell(r.jobId),
-        csvCell(r.detail),
-      ].join(","),
-    );
-  }
-  // A BOM makes Excel read the file as UTF-8.
-  return `${options.bom ? "\uFEFF" : ""}${lines.join("\r\n")}\r\n`;
+  return auditCsvHeader(options) + rows.map(auditCsvLine).join("");
 }

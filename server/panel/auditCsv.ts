@@ -1,13 +1,18 @@
 /**
  * `GET /api/audit.csv?user=&unit=&action=&outcome=&from=&to=`: the filtered audit log as a CSV
- * download (operators and admins). The export itself is audited.
+ * download (operators and admins), streamed one page of rows at a time as the client reads (up
+ * to 50,000 rows: never all of them in memory, never one long synchronous build). The export
+ * itself is audited: "pending" when it starts, then how many rows went out.
  */
-import { auditToCsv } from "../auth/audit";
+import { auditCsvHeader, auditCsvLine, type AuditQuery } from "../auth/audit";
+import type { PanelServices } from "./trpc";
 import { auditRefusal, requestActor, type PanelEndpoint } from "./handler";
 import { clientAddress, peerAddress } from "./context";
 import { guardRequest } from "./requestGuard";
 
 export const AUDIT_CSV_MAX_ROWS = 50_000;
+/** Rows read from the database per chunk of the download. */
+export const AUDIT_CSV_PAGE = 1000;
 
 /** `from`/`to` as epoch ms or anything Date parses (ISO 8601); undefined when absent or bad. */
 function timeParam(value: string | null): number | undefined {
@@ -54,21 +59,15 @@ export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now
     services.refusals.record({ sourceAddr }, actor, { ...base, outcome: "refused", detail: decision.reason });
     return plainError(403, `Not allowed: ${decision.reason}.`);
   }
-  const rows = [];
-  let before: number | undefined;
-  while (rows.length < AUDIT_CSV_MAX_ROWS) {
-    const page = services.auth.audit.queryAudit({ ...filters, before, limit: 1000 });
-    rows.push(...page);
-    if (page.length < 1000) break;
-    before = page[page.length - 1]!.id;
-  }
-  services.auth.audit.recordAudit({ ...base, outcome: "ok", detail: `${rows.length} rows; filters ${JSON.stringify(filters)}` });
+  // the export's own row first: rows older than it are exported, it is not
+  const auditId = services.auth.audit.recordAudit({ ...base, outcome: "pending", detail: `filters ${JSON.stringify(filters)}` });
+  const body = csvStream(services, filters, auditId, AUDIT_CSV_MAX_ROWS);
   const stamp = new Date(now)
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z")
     .replace("T", "-");
-  return new Response(auditToCsv(rows, { bom: true }), {
+  return new Response(body, {
     status: 200,
     headers: {
       "Content-Type": "text/csv; charset=utf-8",
@@ -77,4 +76,52 @@ export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now
       "X-Content-Type-Options": "nosniff",
     },
   });
+}
+
+/** The CSV as a pull stream: each read takes one page from the database; the audit row says how it ended. */
+export function csvStream(
+  services: Pick<PanelServices, "auth">,
+  filters: Omit<AuditQuery, "before" | "limit">,
+  auditId: number,
+  maxRows: number,
+  pageSize = AUDIT_CSV_PAGE,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const { audit } = services.auth;
+  let before = auditId;
+  let sent = 0;
+  let finished = false;
+  const finish = (outcome: string, note = "") => {
+    if (finished) return;
+    finished = true;
+    audit.updateAuditOutcome(auditId, outcome, { detail: `${sent} rows${note}; filters ${JSON.stringify(filters)}` });
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(ctl) {
+        ctl.enqueue(encoder.encode(auditCsvHeader({ bom: true })));
+      },
+      pull(ctl) {
+        try {
+          const page = audit.queryAudit({ ...filters, before, limit: Math.min(pageSize, maxRows - sent) });
+          if (page.length > 0) {
+            ctl.enqueue(encoder.encode(page.map(auditCsvLine).join("")));
+            sent += page.length;
+            before = page[page.length - 1]!.id;
+          }
+          if (page.length < pageSize || sent >= maxRows) {
+            finish("ok", sent >= maxRows ? ` (the first ${maxRows}; narrow the filters for the rest)` : "");
+            ctl.close();
+          }
+        } catch (err) {
+          finish("error", `: ${(err as Error).message}`);
+          ctl.error(err);
+        }
+      },
+      cancel() {
+        finish("ok", " (the download was stopped)");
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
