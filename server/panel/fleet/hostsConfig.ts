@@ -3,6 +3,7 @@
  * - `GPUDECK_AGENTS_FILE`: a JSON list, `[{"name": "gpu-a", "url": "http://10.0.0.5:9300",
  *   "tokenFile": "/etc/gpudeck/gpu-a.token"}, …]` (or `"token"` inline). Names are DNS-label-like
  *   and unique; an error names the entry and the key.
+ * - `GPUDECK_AGENTS_JSON`: the same list as JSON text (what the config file's [[hosts]] become).
  * - otherwise `GPUDECK_AGENT_URL` + `GPUDECK_AGENT_TOKEN` (default: `<data dir>/agent-token`, as a
  *   local agent writes it): one host, named `GPUDECK_AGENT_NAME` or after the agent's address
  *   (this machine's name for a loopback agent).
@@ -112,6 +113,12 @@ export function parseAgentsFile(text: string, file: string, baseDir = path.dirna
 /** The hosts the environment names (see the file comment). */
 export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined>>, dataDir: string): HostConfig[] {
   const file = env.GPUDECK_AGENTS_FILE?.trim();
+  // the config file's [[hosts]] (server/config/hosts.ts) arrive as the same list in JSON text
+  const inline = env.GPUDECK_AGENTS_JSON?.trim();
+  if (inline) {
+    if (file || env.GPUDECK_AGENT_URL?.trim()) throw new HostsConfigError("set one of GPUDECK_AGENTS_JSON (the config file's [[hosts]]), GPUDECK_AGENTS_FILE and GPUDECK_AGENT_URL");
+    return parseAgentsFile(inline, "(GPUDECK_AGENTS_JSON: the config file's [[hosts]])", "/");
+  }
   if (file) {
     if (env.GPUDECK_AGENT_URL?.trim()) throw new HostsConfigError("set GPUDECK_AGENTS_FILE or GPUDECK_AGENT_URL, not both (list every agent in the file)");
     let text: string;

@@ -1,0 +1,142 @@
+/**
+ * `gpudeck doctor`: reads the configuration the way the agent and the panel will (config file,
+ * then environment, then their own loaders), and runs the checks that apply to this machine.
+ * Agent checks: system bus and systemd version, unit globs, permission to manage the units,
+ * nvidia-smi and its sample time, persistence mode, the journal, the data dir. Panel checks: the
+ * data dir, each agent's reachability and token, the public URL. Both: the config file itself.
+ */
+import { loadAgentConfig } from "../agent/config";
+import { loadPanelConfig } from "../panel/config";
+import { applyConfigFile, explainWithConfig, readConfigFile, type AppliedConfig, type Env } from "../config/configFile";
+import type { Role } from "../config/settings";
+import { checkAgent } from "./checks/agents";
+import { checkConfigPrivacy, checkDataDir } from "./checks/files";
+import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
+import { checkJournal } from "./checks/journal";
+import { checkPublicUrl } from "./checks/panelUrl";
+import { checkSystemBus, checkUnitControl, checkUnitGlobs } from "./checks/systemd";
+import { secretKeysIn } from "./secrets";
+import type { CheckResult, FilesPort, HttpGet, Identity, Runner, SystemdProbe } from "./types";
+
+export interface DoctorDeps {
+  env: Env;
+  runner: Runner;
+  systemd: () => SystemdProbe;
+  files: FilesPort;
+  http: HttpGet;
+  identity: Identity;
+}
+
+export interface DoctorOptions {
+  /** the config file (default: env.GPUDECK_CONFIG) */
+  configFile?: string;
+  /** which checks; default: what the config file configures, else both */
+  roles?: Role[];
+}
+
+export interface DoctorReport {
+  configFile: string | null;
+  roles: Role[];
+  results: CheckResult[];
+}
+
+/** Both roles, unless a config file configures only one of them. */
+function rolesFor(values: Record<string, unknown> | null): Role[] {
+  if (!values) return ["agent", "panel"];
+  const roles: Role[] = [];
+  if (values.agent !== undefined || values.probes !== undefined) roles.push("agent");
+  if (["panel", "hosts", "alerts", "status_page", "retention"].some((k) => values[k] !== undefined)) roles.push("panel");
+  return roles.length ? roles : ["agent", "panel"];
+}
+
+async function agentChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | null): Promise<CheckResult[]> {
+  let config: ReturnType<typeof loadAgentConfig>;
+  try {
+    config = loadAgentConfig([], env);
+  } catch (err) {
+    return [
+      {
+        id: "agent config",
+        status: "error",
+        detail: explainWithConfig((err as Error).message, applied),
+        fix: "fix the setting; the agent will not start with it",
+      },
+    ];
+  }
+  const out: CheckResult[] = [];
+  const probe = deps.systemd();
+  try {
+    const bus = await checkSystemBus(probe);
+    out.push(bus);
+    let units: string[] = [];
+    if (bus.status !== "error") {
+      const globs = await checkUnitGlobs(probe, config.unitGlobs);
+      out.push(...globs.result);
+      units = globs.units;
+      out.push(await checkUnitControl(deps.runner, deps.identity, units));
+    } else {
+      out.push({ id: "units", status: "skip", detail: "needs the system bus" }, { id: "unit control", status: "skip", detail: "needs the system bus" });
+    }
+    const smi = await checkNvidiaSmi(deps.runner, config.nvidiaSmiPath);
+    out.push(smi.result);
+    if (smi.ran) out.push(await checkPersistenceMode(deps.runner, config.nvidiaSmiPath));
+    out.push(await checkJournal(deps.runner, config.journalctlPath ?? "journalctl", deps.identity, units[0]));
+  } finally {
+    await probe.close();
+  }
+  out.push(await checkDataDir(deps.files, config.dataDir, "agent"));
+  return out;
+}
+
+async function panelChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | null): Promise<CheckResult[]> {
+  let config: ReturnType<typeof loadPanelConfig>;
+  try {
+    config = loadPanelConfig(env);
+  } catch (err) {
+    return [
+      {
+        id: "panel config",
+        status: "error",
+        detail: explainWithConfig((err as Error).message, applied),
+        fix: "fix the setting; the panel will not start with it",
+      },
+    ];
+  }
+  const out: CheckResult[] = [];
+  if (config.databaseUrl === null) out.push(await checkDataDir(deps.files, config.dataDir, "panel"));
+  out.push(checkPublicUrl(config.publicUrl, env.HOSTNAME ?? "127.0.0.1"));
+  const checks = await Promise.all(config.hosts.map((h) => checkAgent(deps.http, h)));
+  out.push(...checks);
+  if (config.hosts.length === 0) out.push({ id: "agents", status: "warn", detail: "no agents configured (hosts can still be added on the Hosts page)" });
+  return out;
+}
+
+export async function runDoctor(deps: DoctorDeps, opts: DoctorOptions = {}): Promise<DoctorReport> {
+  const file = opts.configFile ?? deps.env.GPUDECK_CONFIG?.trim() ?? null;
+  const results: CheckResult[] = [];
+  let values: Record<string, unknown> | null = null;
+  if (file) {
+    try {
+      const config = readConfigFile(file);
+      values = config.values;
+      results.push({ id: "config file", status: "ok", detail: `${config.file} is valid` });
+      results.push(await checkConfigPrivacy(deps.files, config.file, secretKeysIn(config.values)));
+    } catch (err) {
+      results.push({ id: "config file", status: "error", detail: (err as Error).message, fix: "every key is described in deploy/gpudeck.example.toml" });
+      return { configFile: file, roles: opts.roles ?? [], results };
+    }
+  }
+  const roles = opts.roles ?? rolesFor(values);
+  for (const role of roles) {
+    const env: Env = { ...deps.env };
+    let applied: AppliedConfig | null = null;
+    try {
+      applied = file ? applyConfigFile(env, role, file) : null;
+    } catch (err) {
+      results.push({ id: `${role} config`, status: "error", detail: (err as Error).message });
+      continue;
+    }
+    results.push(...(role === "agent" ? await agentChecks(deps, env, applied) : await panelChecks(deps, env, applied)));
+  }
+  return { configFile: file, roles, results };
+}

@@ -1,0 +1,112 @@
+/**
+ * The doctor's real ports: programs run with execFile-style argv (never a shell), systemd over the
+ * system bus with the agent's own D-Bus wrapper, files, and HTTP GET with a timeout.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { constants, promises as fs } from "node:fs";
+import os from "node:os";
+import { BusConnection, SYSTEM_BUS_DEFAULT } from "../agent/systemd/bus";
+import type { FilesPort, HttpGet, Identity, Runner, SystemdProbe } from "./types";
+
+const MAX_OUTPUT = 1024 * 1024;
+
+export const systemRunner: Runner = {
+  run(file, args, opts = {}) {
+    const started = performance.now();
+    return new Promise((resolve) => {
+      const child = spawn(file, [...args], { stdio: ["ignore", "pipe", "pipe"], env: (opts.env ?? process.env) as NodeJS.ProcessEnv });
+      let stdout = "";
+      let stderr = "";
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill("SIGKILL"); // a hung nvidia-smi ignores SIGTERM
+      }, opts.timeoutMs ?? 10_000);
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout = (stdout + d).slice(0, MAX_OUTPUT)));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(0, MAX_OUTPUT)));
+      child.once("error", (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        resolve({ code: null, stdout, stderr, timedOut: false, spawnError: `${err.code ?? "error"} (${err.message})`, ms: performance.now() - started });
+      });
+      child.once("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code: timedOut ? null : code, stdout, stderr, timedOut, ms: performance.now() - started });
+      });
+    });
+  },
+};
+
+const SD = "org.freedesktop.systemd1";
+const SD_PATH = "/org/freedesktop/systemd1";
+const MANAGER = "org.freedesktop.systemd1.Manager";
+
+/** Connects on first use. */
+export function busSystemdProbe(address = process.env.DBUS_SYSTEM_BUS_ADDRESS || SYSTEM_BUS_DEFAULT): SystemdProbe {
+  let conn: Promise<BusConnection> | null = null;
+  const open = () => (conn ??= BusConnection.open(address, 5000));
+  const unwrap = (v: unknown): unknown => (v && typeof v === "object" && "value" in v ? (v as { value: unknown }).value : v);
+  return {
+    address,
+    async version() {
+      const c = await open();
+      const [v] = await c.call(
+        { destination: SD, path: SD_PATH, interface: "org.freedesktop.DBus.Properties", member: "Get", signature: "ss", body: [MANAGER, "Version"] },
+        5000,
+      );
+      return String(unwrap(v));
+    },
+    async unitsMatching(globs) {
+      const c = await open();
+      const [loaded] = await c.call(
+        { destination: SD, path: SD_PATH, interface: MANAGER, member: "ListUnitsByPatterns", signature: "asas", body: [[], globs] },
+        10_000,
+      );
+      const [files] = await c.call(
+        { destination: SD, path: SD_PATH, interface: MANAGER, member: "ListUnitFilesByPatterns", signature: "asas", body: [[], globs] },
+        10_000,
+      );
+      const names = new Set<string>();
+      for (const row of loaded as unknown[][]) names.add(String(row[0]));
+      for (const row of files as unknown[][]) names.add(String(row[0]).split("/").pop()!);
+      return [...names].sort();
+    },
+    async close() {
+      if (conn) (await conn.catch(() => null))?.close();
+    },
+  };
+}
+
+export const systemFiles: FilesPort = {
+  async stat(p) {
+    try {
+      const s = await fs.stat(p);
+      return { isDirectory: s.isDirectory(), mode: s.mode & 0o7777, uid: s.uid };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+  },
+  async writable(p) {
+    return fs.access(p, constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+  },
+  readText: (p) => fs.readFile(p, "utf8"),
+};
+
+export const httpGet: HttpGet = async (url, headers, timeoutMs) => {
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+  return { status: res.status, text: (await res.text()).slice(0, 64 * 1024) };
+};
+
+/** This process's uid and group names (`id -Gn`; Node has the ids only). */
+export function currentIdentity(): Identity {
+  let groups: string[] = [];
+  try {
+    groups = execFileSync("id", ["-Gn"], { encoding: "utf8", timeout: 5000 }).trim().split(/\s+/);
+  } catch {
+    groups = [];
+  }
+  return { uid: process.getuid?.() ?? os.userInfo().uid, groups, pid: process.pid };
+}
