@@ -116,7 +116,8 @@ export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined
   // the config file's [[hosts]] (server/config/hosts.ts) arrive as the same list in JSON text
   const inline = env.GPUDECK_AGENTS_JSON?.trim();
   if (inline) {
-    if (file || env.GPUDECK_AGENT_URL?.trim()) throw new HostsConfigError("set one of GPUDECK_AGENTS_JSON (the config file's [[hosts]]), GPUDECK_AGENTS_FILE and GPUDECK_AGENT_URL");
+    if (file || env.GPUDECK_AGENT_URL?.trim())
+      throw new HostsConfigError("set one of GPUDECK_AGENTS_JSON (the config file's [[hosts]]), GPUDECK_AGENTS_FILE and GPUDECK_AGENT_URL");
     return parseAgentsFile(inline, "(GPUDECK_AGENTS_JSON: the config file's [[hosts]])", "/");
   }
   if (file) {
