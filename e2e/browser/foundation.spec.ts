@@ -49,7 +49,7 @@ test("fleet overview: three hosts with their state, every host's units with a ho
   await expect(gpuA.getByTestId("host-since")).toHaveText(/^connected for /);
   await expect(gpuA).toContainText("agent 0.1.0");
   await expect(gpuA.getByTestId("host-unit-counts")).toContainText(/failed/);
-  await expect(gpuA.getByTestId("host-gpus")).toHaveText(/^8 GPUs · [\d.]+ \/ [\d.]+ GiB$/);
+  await expect(gpuA.getByTestId("host-gpus")).toHaveText(/^\d+ GPUs · [\d.]+ \/ [\d.]+ GiB$/);
   await expect(page.locator('[data-testid="host-card"][data-host="gpu-b"]').getByTestId("host-unit-counts")).toHaveText(/^4 units: 4 active/);
   // gpu-c may be down right now (its agent comes and goes): it says so either way
   await expect(page.locator('[data-testid="host-card"][data-host="gpu-c"]').getByTestId("host-state")).toHaveText(/connected|connecting|down/);
@@ -138,6 +138,17 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
     timeout: 2_000,
   });
   await expect(page.getByTestId("diagnosis")).toHaveAttribute("data-code", "waiting-gpu-exited");
+
+  // meanwhile (the memory drains for ~15 s) the fleet overview, the host's GPU strip and its GPUs
+  // page show that memory as held by an exited process
+  const other = await context.newPage();
+  await other.goto("/");
+  await expect(other.locator('[data-testid="host-card"][data-host="gpu-a"]').getByTestId("host-exited")).toHaveText(/[\d.]+ GiB held by exited processes/);
+  await other.goto("/hosts/gpu-a");
+  await expect(other.getByText(/held by exited process/i).first()).toBeVisible();
+  await other.goto("/hosts/gpu-a/gpus");
+  await expect(other.locator('[data-testid="gpu-process"][data-kind="exited"]').first()).toContainText("exited, still holding");
+  await other.close();
   await expect(
     page
       .getByRole("list", { name: "States in view" })
@@ -145,18 +156,6 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
       .first(),
   ).toBeAttached();
   await shot(page, "start-pre");
-
-  // meanwhile the host's GPU strip, its GPUs page and the fleet overview show that memory as held by an exited process
-  const other = await context.newPage();
-  await other.goto("/hosts/gpu-a/gpus");
-  await expect(other.locator('[data-testid="gpu-process"][data-kind="exited"]').first()).toContainText("exited, still holding");
-  await other.goto("/hosts/gpu-a");
-  await expect(other.getByText(/held by exited process/i).first()).toBeVisible();
-  await shot(other, "host-while-draining");
-  await other.goto("/");
-  await expect(other.locator('[data-testid="host-card"][data-host="gpu-a"]').getByTestId("host-exited")).toHaveText(/[\d.]+ GiB held by exited processes/);
-  await shot(other, "fleet-while-draining");
-  await other.close();
 
   // reload mid-way: the page resumes live with the same picture
   await page.reload();
@@ -223,34 +222,37 @@ test("old single-host links lead to the host that has the unit, or say there is 
   await choice.getByRole("link", { name: /gpu-b/ }).click();
   await expect(page).toHaveURL(/\/hosts\/gpu-b\/gpus$/);
   await waitLive(page);
-  await expect(page.getByTestId("gpu-card")).toHaveCount(8);
+  await expect(page.getByTestId("gpu-card").first()).toBeVisible();
 });
 
 test("a host whose agent goes away shows down since …, keeps its units marked not live, and comes back", async ({ page }) => {
   test.skip(test.info().project.name !== "desktop", "one run of the flaky host's cycle is enough (it takes up to a minute)");
   test.setTimeout(120_000);
+  // gpu-c's own page, open before its agent goes away: the change reaches it live
+  const hostPage = await page.context().newPage();
+  await hostPage.goto("/hosts/gpu-c");
   await page.goto("/");
   await waitLive(page);
   const gpuC = page.locator('[data-testid="host-card"][data-host="gpu-c"]');
   const gpuCRows = page.locator('[data-testid="unit-row"][data-host="gpu-c"]');
-  // gpu-c's agent is up 20 s, away 12 s (playwright.config.ts): within a cycle it goes down
-  await expect(gpuC).toHaveAttribute("data-state", "down", { timeout: 45_000 });
+  // its agent is up 20 s, away 12 s (playwright.config.ts): from an up phase, see the next down one whole
+  await expect(gpuC).toHaveAttribute("data-state", "connected", { timeout: 30_000 });
+  await expect(hostPage.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await expect(gpuC).toHaveAttribute("data-state", "down", { timeout: 30_000 });
   await expect(gpuC.getByTestId("host-since")).toHaveText(/^down since \d\d:\d\d:\d\d \(/);
   await expect(gpuC.getByTestId("host-error")).toContainText(/could not be reached|closed|refused/);
   await expect(gpuC.getByTestId("host-unit-counts")).toContainText("(last known)");
   await expect(gpuCRows).toHaveCount(20);
   await expect(gpuCRows.first().getByTestId("not-live")).toHaveText("not live: host down, last known state");
   await expect(page.locator('[data-testid="unit-row"][data-host="gpu-a"][data-live="false"]')).toHaveCount(0);
-  await shot(page, "fleet-host-down");
 
   // its own page says so too, and the header does not call it live
-  const hostPage = await page.context().newPage();
-  await hostPage.goto("/hosts/gpu-c");
   await expect(hostPage.getByTestId("host-not-live")).toContainText(/gpu-c is down since .*What you see is its last known state, not live\./s);
   await expect(hostPage.getByTestId("connection")).toHaveAttribute("data-state", "host-down");
   await expect(hostPage.getByTestId("unit-row")).toHaveCount(20);
+  await shot(page, "fleet-host-down");
 
-  await expect(gpuC).toHaveAttribute("data-state", "connected", { timeout: 45_000 });
+  await expect(gpuC).toHaveAttribute("data-state", "connected", { timeout: 30_000 });
   await expect(gpuC.getByTestId("host-since")).toHaveText(/^connected for /);
   await expect(gpuC.getByTestId("host-error")).toHaveCount(0);
   await expect(page.locator('[data-testid="unit-row"][data-live="false"]')).toHaveCount(0);
