@@ -24,6 +24,25 @@ export function unitNameProblem(name: string): string | null {
   if (!m) return "unit name may only contain ASCII letters, digits and :-_.\\@ and must end in a unit type (e.g. .service)";
   if (!(UNIT_SUFFIXES as readonly string[]).includes(m[2]!)) return `unknown unit type '.${m[2]}'`;
   if (name.includes("..")) return "unit name must not contain '..'";
+  return escapingProblem(name) ?? instanceProblem(m[1]);
+}
+
+/** systemd escapes with `\xNN` only (systemd-escape); any other backslash is not one of its names. */
+function escapingProblem(name: string): string | null {
+  return /\\(?!x[0-9a-fA-F]{2})/.test(name) ? "unit name may contain '\\' only as a systemd escape (\\xNN, e.g. \\x2d for '-')" : null;
+}
+
+/**
+ * The instance of a template unit (`vllm@<instance>.service`) is what lands in `%i` of the
+ * template's command lines, so it is held to more than systemd's characters: it must not start
+ * with '-' or '.' (an option, a hidden path) for anyone, admins included; escaped, they are \x2d
+ * and \x2e.
+ */
+function instanceProblem(at: string | undefined): string | null {
+  if (at === undefined || at.length <= 1) return null; // no instance, or a template (`foo@.service`)
+  const instance = at.slice(1);
+  if (instance.startsWith("-")) return "a unit's instance (after '@') must not start with '-' (escape it as \\x2d)";
+  if (instance.startsWith(".")) return "a unit's instance (after '@') must not start with '.'";
   return null;
 }
 
@@ -55,8 +74,24 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(re + "$");
 }
 
+/**
+ * A unit glob: like globToRegExp, except that `*` and `?` never match '@'. Templates and their
+ * instances are matched only by patterns that say so (`vllm@*.service`, `vllm@.service`): with
+ * `vllm-a*` an operator could otherwise start `vllm-a@--anything.service` and choose what lands in
+ * the template's `%i`.
+ */
+export function unitGlobToRegExp(glob: string): RegExp {
+  let re = "^";
+  for (const ch of glob) {
+    if (ch === "*") re += "[^@]*";
+    else if (ch === "?") re += "[^@]";
+    else re += ch.replace(/[\\^$.|+()[\]{}]/g, "\\$&");
+  }
+  return new RegExp(re + "$");
+}
+
 export function matchesUnitGlobs(name: string, globs: readonly string[]): boolean {
-  return globs.some((g) => globToRegExp(g).test(name));
+  return globs.some((g) => unitGlobToRegExp(g).test(name));
 }
 
 /**
@@ -76,6 +111,6 @@ export function matchesUnitPatterns(unit: string, host: string | null, patterns:
   return patterns.some((p) => {
     const { hostGlob, unitGlob } = splitHostPattern(p);
     if (hostGlob !== null && !(host === null ? hostGlob === "*" : globToRegExp(hostGlob).test(host))) return false;
-    return globToRegExp(unitGlob).test(unit);
+    return unitGlobToRegExp(unitGlob).test(unit);
   });
 }

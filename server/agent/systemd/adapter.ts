@@ -27,7 +27,7 @@ import { JobTracker } from "./jobTracker";
 import { followJournal, JOURNAL_MAX_LINES, readJournal, type JournalSource } from "./journal";
 import { handleSystemdSignal } from "./signals";
 import { SystemdCalls } from "./systemdCalls";
-import { assertManageableUnit } from "./unitGuard";
+import { assertManageableUnit, isUnitInstance } from "./unitGuard";
 import { UnitProcessReader } from "./unitProcesses";
 import { detailFromProps, summaryFromProps } from "./unitProps";
 import { UnitTracker } from "./unitTracker";
@@ -116,7 +116,11 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     assertManageableUnit(name, this.globs);
     let props: PlainProps | null = null;
     if (this.link.conn && this.link.systemdOwner) {
-      const path = this.units.get(name)?.path ?? (await this.calls.loadUnit(this.link.conn, name));
+      // Looking at an instance nobody started must not create it: LoadUnit would, and tracking it
+      // (UnitNew, Ref) would list it, loaded, for everyone. GetUnit only finds loaded ones.
+      const known = this.units.get(name)?.path;
+      const path = known ?? (isUnitInstance(name) ? await this.calls.unitPathIfLoaded(this.link.conn, name) : await this.calls.loadUnit(this.link.conn, name));
+      if (path === null) return null;
       props = await this.calls.getAll(this.link.conn, path);
     } else {
       // keep serving while systemd is unreachable: the last properties we read

@@ -18,3 +18,8 @@ export function assertManageableUnit(name: string, globs: string[]): void {
 export function isTrackableUnit(name: string, globs: string[]): boolean {
   return unitNameProblem(name) === null && matchesUnitGlobs(name, globs) && !/@\.[a-z]+$/.test(name);
 }
+
+/** `foo@bar.service` (an instance of a template), not `foo@.service` (the template) nor `foo.service`. */
+export function isUnitInstance(name: string): boolean {
+  return /@[^@.][^@]*\.[a-z]+$/.test(name);
+}
