@@ -5,6 +5,7 @@
  * databases take one code path.
  */
 import type { ColumnType, Generated } from "kysely";
+import type { AlertTables } from "./alertTables";
 
 type Ms = number;
 
@@ -80,7 +81,7 @@ export interface ActionGuardTable {
   last_at: Ms;
 }
 
-export interface PanelSchema {
+export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
   setup_tokens: SetupTokensTable;

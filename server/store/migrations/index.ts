@@ -8,11 +8,15 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import type { Dialect } from "../database";
 import { initialSchema } from "./001_initial";
+import { alertsSchema } from "./002_alerts";
 
 export type MigrationFactory = (dialect: Dialect) => Migration;
 
 /** In order; the key is the migration's name in the `kysely_migration` table. */
-export const MIGRATIONS: [string, MigrationFactory][] = [["001_initial", initialSchema]];
+export const MIGRATIONS: [string, MigrationFactory][] = [
+  ["001_initial", initialSchema],
+  ["002_alerts", alertsSchema],
+];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations = MIGRATIONS): Promise<void> {
