@@ -22,10 +22,14 @@
  *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators),
  *   GPUDECK_PROXY_SECRET_FILE or GPUDECK_PROXY_SECRET (a secret of at least 32 characters the proxy
  *   sends in GPUDECK_PROXY_SECRET_HEADER, default x-gpudeck-proxy-secret; then nothing else is believed)
+ *   Alerts (see server/alerts/config.ts): GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS,
+ *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE
+ *   GPUDECK_STATUS_TOKEN  turns the status page on, reachable with this token (at least 16 characters)
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
+import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
 import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
@@ -49,6 +53,9 @@ export interface PanelConfig {
   actionGuardMs: number;
   operatorMayKill: boolean;
   proxy: ProxyAuthConfig;
+  alerts: AlertsConfig;
+  /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
+  statusToken: string | null;
 }
 
 export class PanelConfigError extends Error {}
@@ -106,6 +113,23 @@ function proxySecret(env: Readonly<Record<string, string | undefined>>): string 
     throw new PanelConfigError(`${where}: the proxy secret must be at least 32 visible ASCII characters (e.g. openssl rand -base64 32)`);
   }
   return secret;
+}
+
+function alertsConfig(env: Readonly<Record<string, string | undefined>>): AlertsConfig {
+  try {
+    return loadAlertsConfig(env);
+  } catch (err) {
+    if (err instanceof AlertsConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
+}
+
+function statusToken(value: string | undefined): string | null {
+  const token = value?.trim();
+  if (!token) return null;
+  if (token.length < 16 || !/^[\x21-\x7e]+$/.test(token))
+    throw new PanelConfigError("GPUDECK_STATUS_TOKEN must be at least 16 visible ASCII characters (e.g. openssl rand -hex 16)");
+  return token;
 }
 
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
@@ -170,5 +194,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
       secret,
       secretHeader,
     },
+    alerts: alertsConfig(env),
+    statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
   };
 }

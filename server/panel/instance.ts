@@ -11,8 +11,14 @@ import { AuditSettler } from "./fleet/auditSettler";
 import { Fleet, type FleetOptions } from "./fleet/fleet";
 import { HostStore } from "./fleet/hostStore";
 import { LazyStore } from "../store/lazyStore";
+import type { AlertsConfig } from "../alerts/config";
+import type { SendFn } from "../alerts/deliverer";
+import { AlertsService } from "../alerts/service";
+import type { StatusHttpDeps } from "../statusPage/http";
+import { StatusPageService, type StatusServiceOptions } from "../statusPage/statusService";
 import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
+import { peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
@@ -32,6 +38,8 @@ export interface Panel {
   refusalAudit: RefusalAuditLimiter;
   /** Aborted on shutdown: open browser streams end with a retryable error. */
   shutdown: AbortController;
+  /** What the status page's routes (app/status/, app/api/status/) are served from. */
+  statusHttp: StatusHttpDeps;
   /** The `/api/trpc` endpoint: guard, body limit, tRPC. */
   handle(req: Request): Promise<Response>;
   /** `/api/audit.csv`. */
@@ -57,6 +65,10 @@ export interface CreatePanelOptions {
   streamRecheckMs?: number;
   /** Test hooks into the fleet hub (retry timings, summary tick). */
   fleet?: FleetOptions;
+  /** Test hooks into alerts (short tick, grouping window and backoff; a stand-in sender). */
+  alerts?: Partial<Omit<AlertsConfig, "delivery">> & { delivery?: Partial<AlertsConfig["delivery"]>; send?: SendFn };
+  /** Test hooks into the status page (cache lifetimes). */
+  statusPage?: Partial<Pick<StatusServiceOptions, "documentTtlMs" | "uptimeTtlMs" | "settingsTtlMs">>;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -88,6 +100,18 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   fleet.onHostEvent((host, event) => settler.handle(host, event));
   const streams = new SessionStreams(options.streamRecheckMs);
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
+  const panelUrl = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
+  const { send, delivery, ...alertHooks } = options.alerts ?? {};
+  const alerts = new AlertsService({
+    fleet,
+    store,
+    config: { ...config.alerts, ...alertHooks, delivery: { ...config.alerts.delivery, ...delivery } },
+    panelUrl,
+    log,
+    clock: options.clock,
+    send,
+  });
+  const statusPage = new StatusPageService({ fleet, store, envToken: config.statusToken, panelUrl, clock: options.clock, ...options.statusPage });
   const services: PanelServices = {
     demo: config.demo,
     auth,
@@ -97,6 +121,8 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     store,
     streams,
     refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
+    alerts,
+    statusPage,
     shutdown: shutdown.signal,
   };
   const endpoint: PanelEndpoint = { config, services };
@@ -112,11 +138,18 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     streams,
     refusalAudit,
     shutdown,
+    statusHttp: {
+      service: statusPage,
+      allowedHosts: config.allowedHosts,
+      signedIn: (req) => config.demo || auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies }).ok,
+      shutdown: shutdown.signal,
+    },
     handle: (req) => handlePanelRequest(req, endpoint),
     handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),
     prune: () => ({ audit: auth.audit.pruneAudit(config.auditRetentionMs), sessions: auth.sessions.pruneExpiredSessions() }),
     close: () => {
       shutdown.abort();
+      alerts.stop();
       fleet.stop();
       void store.close();
       if (pruneTimer) clearInterval(pruneTimer);
@@ -137,6 +170,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     pruneTimer = setInterval(prune, DAY);
     pruneTimer.unref();
     fleet.start();
+    alerts.start();
     if (!config.demo) {
       const base = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
       announceSetup({ auth, dataDir: config.dataDir, base, interactive: options.interactive ?? false, log });

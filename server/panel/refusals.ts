@@ -11,6 +11,7 @@ import type { Actor } from "../contract/actors";
 import { unitActionOfProcedure, USER_PROCEDURE_AUDIT_ACTIONS } from "../contract/procedures";
 import type { AuditStore } from "../auth/audit";
 import { addressBucket } from "../auth/rateLimit";
+import { ALERT_PROCEDURE_AUDIT_ACTIONS } from "./routers/auditActions";
 
 /** Refusal rows from everyone together, per minute, by default. */
 export const REFUSAL_ROWS_PER_MINUTE = 600;
@@ -124,5 +125,6 @@ export function auditActionForPath(path: string): string {
   if (action) return action;
   const u = /^users\.(\w+)$/.exec(path);
   if (u && Object.hasOwn(USER_PROCEDURE_AUDIT_ACTIONS, u[1]!)) return USER_PROCEDURE_AUDIT_ACTIONS[u[1]! as keyof typeof USER_PROCEDURE_AUDIT_ACTIONS];
+  if (Object.hasOwn(ALERT_PROCEDURE_AUDIT_ACTIONS, path)) return ALERT_PROCEDURE_AUDIT_ACTIONS[path]!;
   return path;
 }

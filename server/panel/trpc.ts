@@ -22,6 +22,8 @@ import type { Fleet } from "./fleet/fleet";
 import type { HostLink } from "./fleet/hostLink";
 import type { HostStore } from "./fleet/hostStore";
 import type { LazyStore } from "../store/lazyStore";
+import type { AlertsService } from "../alerts/service";
+import type { StatusPageService } from "../statusPage/statusService";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
 import type { SessionStreams } from "./sessionStreams";
 
@@ -58,6 +60,10 @@ export interface PanelServices {
   store: LazyStore;
   streams: SessionStreams;
   refusals: RefusalRecorder;
+  /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
+  alerts: AlertsService;
+  /** The stakeholders' status page: its settings and data (server/statusPage/). */
+  statusPage: StatusPageService;
   /** Aborted on shutdown: open browser streams end with a retryable error. */
   shutdown: AbortSignal;
 }

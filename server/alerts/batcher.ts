@@ -1,0 +1,111 @@
+/**
+ * Grouping: alert starts (and ends) of one host and rule that happen within the grouping window
+ * become one message ("host gpu-b: 6 units failed"), queued for every enabled channel. A group
+ * goes out once its oldest notification is `windowMs` old and every alert in it has its
+ * diagnosis (or `diagnosisWaitMs` more have passed). Claimed in a transaction: on PostgreSQL the
+ * rows are locked with SKIP LOCKED, so two replicas never make two messages of one start.
+ */
+import type { AlertState } from "../contract/alerts";
+import type { Store } from "../store/database";
+import { alertView } from "./alertStore";
+import { buildPayload } from "./message";
+import { enqueueMessage } from "./outbox";
+
+export interface BatchOptions {
+  windowMs: number;
+  diagnosisWaitMs: number;
+  panelUrl: string;
+  /** the channels a new message goes to (enabled ones) */
+  channelIds: () => Promise<string[]>;
+}
+
+interface Pending {
+  id: number;
+  alert_id: number;
+  state: AlertState;
+  created_at: number;
+  host: string;
+  rule: string;
+  diagnosis_state: string;
+}
+
+/** Queue the groups that are ready; returns how many messages were made. */
+export async function batchNotifications(store: Store, opts: BatchOptions): Promise<number> {
+  const now = await store.nowMs();
+  const pending = (await store.db
+    .selectFrom("alert_notifications as n")
+    .innerJoin("alerts as a", "a.id", "n.alert_id")
+    .select(["n.id", "n.alert_id", "n.state", "n.created_at", "a.host", "a.rule", "a.diagnosis_state"])
+    .where("n.message_id", "is", null)
+    .orderBy("n.id")
+    .limit(2000)
+    .execute()) as Pending[];
+  const groups = new Map<string, Pending[]>();
+  for (const p of pending) {
+    const key = `${p.host}\u0000${p.rule}\u0000${p.state}`;
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  let made = 0;
+  let channelIds: string[] | null = null;
+  for (const group of groups.values()) {
+    const oldest = group[0]!.created_at;
+    if (now - oldest < opts.windowMs) continue;
+    const settled = group.every((p) => p.diagnosis_state !== "pending") || now - oldest >= opts.windowMs + opts.diagnosisWaitMs;
+    if (!settled) continue;
+    channelIds ??= await opts.channelIds();
+    if (await queueGroup(store, group, now, opts.panelUrl, channelIds)) made++;
+  }
+  return made;
+}
+
+async function queueGroup(store: Store, group: Pending[], now: number, panelUrl: string, channelIds: string[]): Promise<boolean> {
+  const state = group[0]!.state;
+  return store.db.transaction().execute(async (trx) => {
+    let claim = trx
+      .selectFrom("alert_notifications")
+      .select(["id", "alert_id"])
+      .where(
+        "id",
+        "in",
+        group.map((p) => p.id),
+      )
+      .where("message_id", "is", null);
+    if (store.dialect === "postgres") claim = claim.forUpdate().skipLocked();
+    const claimed = await claim.execute();
+    if (claimed.length === 0) return false;
+    const rows = await trx
+      .selectFrom("alerts")
+      .selectAll()
+      .where(
+        "id",
+        "in",
+        claimed.map((c) => c.alert_id),
+      )
+      .orderBy("unit")
+      .execute();
+    const alerts = rows.map(alertView);
+    const first = alerts[0]!;
+    const messageId = await enqueueMessage(
+      trx,
+      {
+        kind: "alert",
+        host: first.host,
+        rule: first.rule,
+        state,
+        payload: (id) => buildPayload(alerts, state, id, panelUrl),
+      },
+      channelIds,
+      now,
+    );
+    await trx
+      .updateTable("alert_notifications")
+      .set({ message_id: messageId })
+      .where(
+        "id",
+        "in",
+        claimed.map((c) => c.id),
+      )
+      .execute();
+    return true;
+  });
+}

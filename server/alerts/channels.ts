@@ -1,0 +1,255 @@
+/**
+ * Where alerts go: channels added by admins on the Alerts page (the `alert_channels` table) and
+ * those the environment names (GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS; read-only in
+ * the UI). Secrets (a webhook's URL, which carries its token; an ntfy URL and token; an SMTP
+ * password) are stored as the panel needs them to send, like agent tokens on the Hosts page,
+ * and never leave the server: views carry a hint at most.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { addChannelInput, type AddChannelInput, type ChannelType, type ChannelView, type UpdateChannelInput } from "../contract/alerts";
+import type { PanelSchema } from "../store/schema";
+
+/** A channel with its secrets, server-side only. */
+export interface Channel {
+  id: string;
+  type: ChannelType;
+  name: string;
+  enabled: boolean;
+  source: "panel" | "env";
+  url: string;
+  /** ntfy */
+  token: string | null;
+  /** email */
+  from: string | null;
+  to: string[];
+  username: string | null;
+  password: string | null;
+  createdAtMs: number;
+  createdBy: string | null;
+}
+
+export class ChannelConfigError extends Error {}
+
+interface ChannelConfigJson {
+  from?: string;
+  to?: string[];
+  username?: string | null;
+}
+interface ChannelSecretJson {
+  url: string;
+  token?: string | null;
+  password?: string | null;
+}
+
+function fromInput(input: AddChannelInput, id: string, source: Channel["source"], by: string | null, nowMs: number): Channel {
+  return {
+    id,
+    type: input.type,
+    name: input.name,
+    enabled: input.enabled ?? true,
+    source,
+    url: input.url,
+    token: input.type === "ntfy" ? (input.token ?? null) : null,
+    from: input.type === "email" ? input.from : null,
+    to: input.type === "email" ? input.to : [],
+    username: input.type === "email" ? (input.username ?? null) : null,
+    password: input.type === "email" ? (input.password ?? null) : null,
+    createdAtMs: nowMs,
+    createdBy: by,
+  };
+}
+
+const envId = (name: string) => `env-${createHash("sha256").update(name).digest("hex").slice(0, 12)}`;
+
+/** GPUDECK_ALERT_WEBHOOK_URL (one generic webhook) and GPUDECK_ALERT_CHANNELS (a JSON list of what alerts.channels.add takes). */
+export function channelsFromEnv(env: Readonly<Record<string, string | undefined>>): Channel[] {
+  const out: Channel[] = [];
+  const url = env.GPUDECK_ALERT_WEBHOOK_URL?.trim();
+  if (url) {
+    const parsed = addChannelInput.safeParse({ type: "webhook", name: "GPUDECK_ALERT_WEBHOOK_URL", url });
+    if (!parsed.success) throw new ChannelConfigError(`GPUDECK_ALERT_WEBHOOK_URL: ${parsed.error.issues[0]!.message}`);
+    out.push(fromInput(parsed.data, envId(parsed.data.name), "env", null, 0));
+  }
+  const list = env.GPUDECK_ALERT_CHANNELS?.trim();
+  if (list) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(list);
+    } catch (err) {
+      throw new ChannelConfigError(`GPUDECK_ALERT_CHANNELS is not JSON: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(raw)) throw new ChannelConfigError("GPUDECK_ALERT_CHANNELS must be a JSON list of channels");
+    raw.forEach((entry, i) => {
+      const parsed = addChannelInput.safeParse(entry);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new ChannelConfigError(`GPUDECK_ALERT_CHANNELS[${i}]${issue.path.length ? `.${issue.path.join(".")}` : ""}: ${issue.message}`);
+      }
+      if (out.some((c) => c.name === parsed.data.name))
+        throw new ChannelConfigError(`GPUDECK_ALERT_CHANNELS[${i}]: a second channel named ${parsed.data.name}`);
+      out.push(fromInput(parsed.data, envId(parsed.data.name), "env", null, 0));
+    });
+  }
+  return out;
+}
+
+/** "https://hooks.slack.com/…k3Yz": where it goes, never enough to use it. */
+export function urlHint(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === "smtp:" || u.protocol === "smtps:") return `${u.protocol}//${u.host}`;
+    const rest = `${u.pathname}${u.search}`.replace(/^\/$/, "");
+    return rest.length >= 12 ? `${u.origin}/…${rest.slice(-4)}` : rest ? `${u.origin}/…` : u.origin;
+  } catch {
+    return "…";
+  }
+}
+
+export function secretHint(secret: string | null): string | null {
+  if (!secret) return null;
+  return secret.length >= 12 ? `…${secret.slice(-4)}` : "…";
+}
+
+export function channelView(c: Channel, lastDelivery: ChannelView["lastDelivery"]): ChannelView {
+  return {
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    enabled: c.enabled,
+    source: c.source,
+    urlHint: urlHint(c.url),
+    tokenHint: secretHint(c.token),
+    from: c.from,
+    to: c.to,
+    username: c.username,
+    passwordSet: c.password !== null,
+    createdAtMs: c.createdAtMs,
+    createdBy: c.createdBy,
+    lastDelivery,
+  };
+}
+
+export class ChannelStore {
+  private cache: { at: number; list: Channel[] } | null = null;
+
+  constructor(
+    private readonly db: () => Promise<Kysely<PanelSchema>>,
+    private readonly fromEnv: readonly Channel[],
+    /** how long a read of the table is reused (another replica's change shows within it) */
+    private readonly cacheMs = 2000,
+  ) {}
+
+  async all(): Promise<Channel[]> {
+    if (this.cache && Date.now() - this.cache.at < this.cacheMs) return this.cache.list;
+    const rows = await (await this.db()).selectFrom("alert_channels").selectAll().orderBy("name").execute();
+    const stored = rows.map((r): Channel => {
+      const config = JSON.parse(r.config) as ChannelConfigJson;
+      const secret = JSON.parse(r.secret) as ChannelSecretJson;
+      return {
+        id: r.id,
+        type: r.type,
+        name: r.name,
+        enabled: r.enabled === 1,
+        source: "panel",
+        url: secret.url,
+        token: secret.token ?? null,
+        from: config.from ?? null,
+        to: config.to ?? [],
+        username: config.username ?? null,
+        password: secret.password ?? null,
+        createdAtMs: r.created_at,
+        createdBy: r.created_by,
+      };
+    });
+    const list = [...this.fromEnv, ...stored];
+    this.cache = { at: Date.now(), list };
+    return list;
+  }
+
+  async get(id: string): Promise<Channel | null> {
+    return (await this.all()).find((c) => c.id === id) ?? null;
+  }
+
+  async add(input: AddChannelInput, by: string, nowMs: number): Promise<Channel> {
+    if ((await this.all()).some((c) => c.name === input.name)) throw new ChannelConfigError(`A channel named ${input.name} exists already.`);
+    const channel = fromInput(input, `ch-${randomBytes(8).toString("hex")}`, "panel", by, nowMs);
+    await (
+      await this.db()
+    )
+      .insertInto("alert_channels")
+      .values({ ...this.columns(channel), id: channel.id, created_at: nowMs, created_by: by, updated_at: nowMs })
+      .execute();
+    this.cache = null;
+    return channel;
+  }
+
+  /** The changed channel; validated as a whole, the way add would take it. */
+  async update(change: UpdateChannelInput, nowMs: number): Promise<Channel> {
+    const before = await this.get(change.id);
+    if (!before || before.source !== "panel")
+      throw new ChannelConfigError(before ? `Channel ${before.name} comes from the environment; change it there.` : "There is no such channel.");
+    if (change.name !== undefined && change.name !== before.name && (await this.all()).some((c) => c.name === change.name)) {
+      throw new ChannelConfigError(`A channel named ${change.name} exists already.`);
+    }
+    const wrong = (["token", "from", "to", "username", "password"] as const).filter((k) => change[k] !== undefined && !fieldsOf(before.type).includes(k));
+    if (wrong.length) throw new ChannelConfigError(`A ${before.type} channel has no ${wrong.join(", ")}.`);
+    const merged = {
+      type: before.type,
+      name: change.name ?? before.name,
+      url: change.url ?? before.url,
+      enabled: change.enabled ?? before.enabled,
+      ...(before.type === "ntfy" ? { token: (change.token === undefined ? before.token : change.token) ?? undefined } : {}),
+      ...(before.type === "email"
+        ? {
+            from: change.from ?? before.from,
+            to: change.to ?? before.to,
+            username: (change.username === undefined ? before.username : change.username) ?? undefined,
+            password: (change.password === undefined ? before.password : change.password) ?? undefined,
+          }
+        : {}),
+    };
+    const parsed = addChannelInput.safeParse(merged);
+    if (!parsed.success) throw new ChannelConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    const channel = { ...fromInput(parsed.data, before.id, "panel", before.createdBy, before.createdAtMs) };
+    await (
+      await this.db()
+    )
+      .updateTable("alert_channels")
+      .set({ ...this.columns(channel), updated_at: nowMs })
+      .where("id", "=", before.id)
+      .execute();
+    this.cache = null;
+    return channel;
+  }
+
+  async remove(id: string): Promise<Channel> {
+    const before = await this.get(id);
+    if (!before || before.source !== "panel")
+      throw new ChannelConfigError(before ? `Channel ${before.name} comes from the environment; change it there.` : "There is no such channel.");
+    const db = await this.db();
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("alert_channels").where("id", "=", id).execute();
+      await trx
+        .updateTable("alert_outbox")
+        .set({ status: "failed", last_error: "the channel was removed", lease_until: null })
+        .where("channel_id", "=", id)
+        .where("status", "=", "pending")
+        .execute();
+    });
+    this.cache = null;
+    return before;
+  }
+
+  private columns(c: Channel) {
+    const config: ChannelConfigJson = c.type === "email" ? { from: c.from ?? undefined, to: c.to, username: c.username } : {};
+    const secret: ChannelSecretJson = { url: c.url, ...(c.type === "ntfy" ? { token: c.token } : {}), ...(c.type === "email" ? { password: c.password } : {}) };
+    return { type: c.type, name: c.name, enabled: c.enabled ? 1 : 0, config: JSON.stringify(config), secret: JSON.stringify(secret) };
+  }
+}
+
+function fieldsOf(type: ChannelType): string[] {
+  if (type === "ntfy") return ["token"];
+  if (type === "email") return ["from", "to", "username", "password"];
+  return [];
+}

@@ -1,0 +1,223 @@
+/**
+ * The alert engine, server-side, whether anyone has a page open or not. It reads the fleet's
+ * mirror of every host (HostLink: units, GPU sample, connection state), after every agent event
+ * that can change a rule's answer and on a tick for duration rules, and brings the open alerts
+ * in the database in line: a condition without an open alert opens one, an open alert without
+ * its condition is resolved (only where the panel hears from the host: a host that is down keeps
+ * its units' alerts as they were). Then it asks agents for diagnoses, groups what is to be told
+ * into messages and kicks the deliverer. The fleet's event handler only notes faults and
+ * schedules a pass: nothing there awaits the database, an agent or a receiver.
+ */
+import type { AgentEvent } from "../contract/events";
+import type { HostLink } from "../panel/fleet/hostLink";
+import type { LazyStore } from "../store/lazyStore";
+import { openAlert, openAlertRows, pendingDiagnoses, releaseSilenced, resolveAlert, setDiagnosis, type AlertRow } from "./alertStore";
+import { batchNotifications } from "./batcher";
+import type { ChannelStore } from "./channels";
+import { conditionKey, FaultMemory, hostConditions, SinceClock, type Condition } from "./conditions";
+import type { AlertsConfig } from "./config";
+import type { Deliverer } from "./deliverer";
+import { fetchDiagnosis } from "./diagnosis";
+import { ruleSetting } from "./rules";
+import { activeSilences, isSilenced } from "./silences";
+
+/** What the engine needs of the fleet: the Fleet fits. */
+export interface FleetView {
+  all(): HostLink[];
+  get(name: string): HostLink | undefined;
+  onHostEvent(listener: (host: string, event: AgentEvent) => void): () => void;
+}
+
+/** Events after which a rule's answer may differ (a GPU sample changes only the exited-memory rule, which the tick covers). */
+const RELEVANT = new Set<AgentEvent["kind"]>(["snapshot", "unit", "unit-removed", "transition", "status", "fault", "readiness"]);
+
+const DIAGNOSES_AT_ONCE = 4;
+
+export interface AlertEngineOptions {
+  fleet: FleetView;
+  store: LazyStore;
+  channels: ChannelStore;
+  deliverer: Deliverer;
+  config: AlertsConfig;
+  panelUrl: string;
+  log: (msg: string) => void;
+  clock?: () => number;
+}
+
+export class AlertEngine {
+  private readonly since = new SinceClock();
+  private readonly faults = new FaultMemory();
+  private readonly diagnosing = new Set<number>();
+  private readonly clock: () => number;
+  private off: (() => void) | null = null;
+  private tick: ReturnType<typeof setInterval> | null = null;
+  private soon: ReturnType<typeof setTimeout> | null = null;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private lastError: string | null = null;
+  /** resolves when the pass under way (if any) is done; tests and shutdown wait on it */
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: AlertEngineOptions) {
+    this.clock = o.clock ?? Date.now;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.off = this.o.fleet.onHostEvent((host, event) => this.onEvent(host, event));
+    this.tick = setInterval(() => this.schedule(0), this.o.config.tickMs);
+    this.tick.unref?.();
+    this.o.deliverer.start();
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.off?.();
+    this.off = null;
+    if (this.tick) clearInterval(this.tick);
+    if (this.soon) clearTimeout(this.soon);
+    this.tick = this.soon = null;
+    this.o.deliverer.stop();
+  }
+
+  /** Run a pass now and wait for it (tests; the Alerts page never needs to). */
+  async passNow(): Promise<void> {
+    await this.current;
+    await this.pass();
+  }
+
+  private onEvent(host: string, event: AgentEvent): void {
+    if (event.kind === "fault") this.faults.record(host, event.fault);
+    // a burst of events (a snapshot, 20 units failing) makes one pass
+    if (RELEVANT.has(event.kind)) this.schedule(200);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.soon) {
+      if (delayMs > 0) return;
+      clearTimeout(this.soon);
+    }
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      this.current = this.pass();
+    }, delayMs);
+    this.soon.unref?.();
+  }
+
+  private async pass(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      await this.reconcile();
+      this.startDiagnoses();
+      await this.batch();
+      if (this.lastError) this.o.log("alerts: the engine works again");
+      this.lastError = null;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message !== this.lastError) this.o.log(`alerts: a pass failed (retrying on the next tick): ${message}`);
+      this.lastError = message;
+    } finally {
+      this.running = false;
+      if (this.again) {
+        this.again = false;
+        this.schedule(0);
+      }
+    }
+  }
+
+  private async reconcile(): Promise<void> {
+    const store = await this.o.store.get();
+    const now = this.clock();
+    const conditions = new Map<string, Condition>();
+    for (const link of this.o.fleet.all()) {
+      for (const c of hostConditions(link, now, this.o.config.rules, this.since, this.faults)) conditions.set(conditionKey(c), c);
+    }
+    this.since.sweep();
+    const open = await openAlertRows(store.db);
+    const openKeys = new Map(open.map((a) => [conditionKey(a), a]));
+    const dbNow = await store.nowMs();
+    const silences = await activeSilences(store.db, dbNow);
+    for (const [key, c] of conditions) {
+      const row = openKeys.get(key);
+      if (!row) {
+        await openAlert(store, c, { silenced: isSilenced(silences, c), diagnose: c.unit !== "" });
+      } else if (row.fire_queued === 0 && !isSilenced(silences, row)) {
+        await releaseSilenced(store, row.id);
+      }
+    }
+    for (const [key, row] of openKeys) {
+      if (!conditions.has(key) && this.mayResolve(row, dbNow)) await resolveAlert(store, row.id);
+    }
+  }
+
+  /** An open alert whose condition is not seen: resolved only where the panel can see the host's present state. */
+  private mayResolve(row: AlertRow, dbNow: number): boolean {
+    const link = this.o.fleet.get(row.host);
+    if (!link) return true; // the host was removed from the panel
+    if (row.rule === "agent-down") return true;
+    if (link.state !== "connected" || link.bootId === null) return false;
+    if (row.rule === "gpu-xid") {
+      // faults are moments the panel may not have seen (a restart); keep the alert its full time
+      const keep = ruleSetting(this.o.config.rules, "gpu-xid", row.host, row.unit)?.afterMs ?? 0;
+      return dbNow - row.opened_at >= keep;
+    }
+    return true;
+  }
+
+  private startDiagnoses(): void {
+    void (async () => {
+      const store = await this.o.store.get();
+      for (const row of await pendingDiagnoses(store.db)) {
+        if (this.diagnosing.size >= DIAGNOSES_AT_ONCE || this.stopped) return;
+        if (this.diagnosing.has(row.id)) continue;
+        this.diagnosing.add(row.id);
+        void fetchDiagnosis(this.o.fleet.get(row.host), row.unit, this.o.config.diagnosisTimeoutMs)
+          .then((result) => setDiagnosis(store.db, row.id, result))
+          .catch((err: unknown) => this.o.log(`alerts: cannot store a diagnosis: ${(err as Error).message}`))
+          .finally(() => {
+            this.diagnosing.delete(row.id);
+            this.schedule(0);
+          });
+      }
+    })().catch((err: unknown) => this.o.log(`alerts: cannot read pending diagnoses: ${(err as Error).message}`));
+  }
+
+  private async batch(): Promise<void> {
+    const store = await this.o.store.get();
+    const made = await batchNotifications(store, {
+      windowMs: this.o.config.groupWindowMs,
+      diagnosisWaitMs: this.o.config.diagnosisTimeoutMs + 1000,
+      panelUrl: this.o.panelUrl,
+      channelIds: async () => (await this.o.channels.all()).filter((c) => c.enabled).map((c) => c.id),
+    });
+    if (made > 0) this.o.deliverer.kick();
+    // a group still inside its window goes out when the window ends, not at the next tick
+    if (await this.hasPending(store)) this.scheduleLater(Math.min(1000, this.o.config.groupWindowMs || 1000));
+  }
+
+  private async hasPending(store: Awaited<ReturnType<LazyStore["get"]>>): Promise<boolean> {
+    const r = await store.db.selectFrom("alert_notifications").select("id").where("message_id", "is", null).limit(1).executeTakeFirst();
+    return r !== undefined;
+  }
+
+  private scheduleLater(ms: number): void {
+    if (this.stopped || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      this.current = this.pass();
+    }, ms);
+    this.soon.unref?.();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Alerts as the panel's procedures use them: the engine (rules → alerts), the channel store,
+ * the outbox and its deliverer, silences. One per panel process (../panel/instance.ts), started
+ * with the fleet; every replica runs one, and the database keeps them from doing anything twice.
+ */
+import type { AddChannelInput, AddSilenceInput, ChannelView, UpdateChannelInput } from "../contract/alerts";
+import type { LazyStore } from "../store/lazyStore";
+import { listAlerts, type AlertFilter } from "./alertStore";
+import { ChannelConfigError, ChannelStore, channelView, type Channel } from "./channels";
+import type { AlertsConfig } from "./config";
+import { Deliverer, type SendFn } from "./deliverer";
+import { AlertEngine, type FleetView } from "./engine";
+import { testPayload } from "./message";
+import { enqueueMessage, lastAttempts, listDeliveries } from "./outbox";
+import { describeRules } from "./rules";
+import { addSilence, endSilence, listSilences } from "./silences";
+
+export interface AlertsServiceOptions {
+  fleet: FleetView;
+  store: LazyStore;
+  config: AlertsConfig;
+  /** base of the links in messages (GPUDECK_PUBLIC_URL) */
+  panelUrl: string;
+  log: (msg: string) => void;
+  clock?: () => number;
+  /** tests: instead of the real senders */
+  send?: SendFn;
+}
+
+export { ChannelConfigError };
+
+export class AlertsService {
+  readonly channels: ChannelStore;
+  readonly deliverer: Deliverer;
+  readonly engine: AlertEngine;
+
+  constructor(private readonly o: AlertsServiceOptions) {
+    const db = async () => (await o.store.get()).db;
+    this.channels = new ChannelStore(db, o.config.channels);
+    this.deliverer = new Deliverer(o.store, this.channels, o.config.delivery, o.log, o.send);
+    this.engine = new AlertEngine({
+      fleet: o.fleet,
+      store: o.store,
+      channels: this.channels,
+      deliverer: this.deliverer,
+      config: o.config,
+      panelUrl: o.panelUrl,
+      log: o.log,
+      clock: o.clock,
+    });
+  }
+
+  start(): void {
+    this.engine.start();
+  }
+
+  stop(): void {
+    this.engine.stop();
+  }
+
+  private async store() {
+    return this.o.store.get();
+  }
+
+  async list(filter: AlertFilter) {
+    return listAlerts((await this.store()).db, filter);
+  }
+
+  rules() {
+    return describeRules(this.o.config.rules);
+  }
+
+  async channelViews(): Promise<ChannelView[]> {
+    const [channels, last] = await Promise.all([this.channels.all(), (async () => lastAttempts((await this.store()).db))()]);
+    return channels.map((c) => channelView(c, last.get(c.id) ?? null));
+  }
+
+  async addChannel(input: AddChannelInput, by: string): Promise<ChannelView> {
+    const store = await this.store();
+    return channelView(await this.channels.add(input, by, await store.nowMs()), null);
+  }
+
+  async updateChannel(input: UpdateChannelInput): Promise<ChannelView> {
+    const store = await this.store();
+    return channelView(await this.channels.update(input, await store.nowMs()), null);
+  }
+
+  async removeChannel(id: string): Promise<Channel> {
+    return this.channels.remove(id);
+  }
+
+  /** Queue a test message for one channel; the delivery log shows how it went (nothing here waits on the receiver). */
+  async testChannel(id: string): Promise<{ channel: Channel; messageId: number }> {
+    const channel = await this.channels.get(id);
+    if (!channel) throw new ChannelConfigError("There is no such channel.");
+    if (!channel.enabled) throw new ChannelConfigError(`Channel ${channel.name} is disabled; enable it to test it.`);
+    const store = await this.store();
+    const now = await store.nowMs();
+    const messageId = await store.db
+      .transaction()
+      .execute((trx) =>
+        enqueueMessage(
+          trx,
+          { kind: "test", host: null, rule: null, state: "firing", payload: (mid) => testPayload(mid, channel.name, this.o.panelUrl, now) },
+          [channel.id],
+          now,
+        ),
+      );
+    this.deliverer.kick();
+    return { channel, messageId };
+  }
+
+  async deliveries(filter: { channelId?: string; cursor?: number | null; limit: number }) {
+    return listDeliveries((await this.store()).db, filter);
+  }
+
+  async silences() {
+    const store = await this.store();
+    return listSilences(store.db, await store.nowMs());
+  }
+
+  async addSilence(input: AddSilenceInput, by: string) {
+    const store = await this.store();
+    return addSilence(store.db, input, by, await store.nowMs());
+  }
+
+  async endSilence(id: number, by: string) {
+    const store = await this.store();
+    const ended = await endSilence(store.db, id, by, await store.nowMs());
+    // open alerts it muted are told now
+    if (ended) void this.engine.passNow().catch(() => undefined);
+    return ended;
+  }
+}

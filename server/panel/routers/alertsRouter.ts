@@ -1,0 +1,166 @@
+/**
+ * `alerts.*`: open alerts and their history (everyone signed in), the rules in force, channels
+ * and their delivery log (admins; a secret goes in, never out: views carry hints), and silences
+ * (admins, and operators for units they may restart). Every change and every refused one is
+ * audited. Nothing here waits on a receiver: "send test" queues a message and returns.
+ */
+import { TRPCError } from "@trpc/server";
+import { can } from "../../auth/authorize";
+import { ChannelConfigError } from "../../alerts/channels";
+import { urlHint } from "../../alerts/channels";
+import { addChannelInput, addSilenceInput, alertListInput, channelIdInput, deliveryListInput, silenceIdInput, updateChannelInput } from "../../contract/alerts";
+import type { Actor } from "../../contract/actors";
+import { router } from "../../trpc";
+import { ALERT_AUDIT_ACTIONS } from "./auditActions";
+import { audited, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
+
+type Ctx = { actor: Actor | null; panelRequest: PanelRequest; services: PanelServices };
+
+function requireAdmin(ctx: Ctx): Actor {
+  if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+  const decision = can(ctx.actor, "settings.manage", null, ctx.services.auth.authorization);
+  if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+  return ctx.actor;
+}
+
+const adminProcedure = signedInProcedure.use(({ ctx, next }) => next({ ctx: { actor: requireAdmin(ctx) } }));
+
+const str = (v: unknown, max = 100) => (typeof v === "string" ? v.slice(0, max) : null);
+
+/** A change to channels: audited, admins only; never in demo mode (no login: nobody may point the panel at a URL). */
+function channelChange(action: string) {
+  return audited((raw) => ({ action, unit: null, host: null, detailPrefix: raw.name || raw.id ? `channel=${str(raw.name) ?? str(raw.id)}: ` : undefined })).use(
+    ({ ctx, next }) => {
+      if (ctx.services.demo)
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: "Not allowed: a demo panel (GPUDECK_DEMO) sends no alerts; configure channels on a panel with sign-in.",
+        });
+      return next({ ctx: { actor: requireAdmin(ctx) } });
+    },
+  );
+}
+
+function silenceChange(action: string) {
+  return audited((raw) => ({ action, unit: str(raw.unit, 300), host: str(raw.host), reason: str(raw.reason, 500) })).use(({ ctx, next }) => {
+    if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+    if (ctx.actor.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Not allowed: viewers cannot silence alerts." });
+    return next({ ctx: { actor: ctx.actor } });
+  });
+}
+
+function record(
+  ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } },
+  row: { action: string; host?: string | null; unit?: string | null; reason?: string | null; detail: string },
+) {
+  ctx.services.auth.audit.recordAudit({
+    user: ctx.actor.user,
+    role: ctx.actor.role,
+    sourceAddr: ctx.panelRequest.sourceAddr,
+    host: row.host ?? null,
+    unit: row.unit ?? null,
+    action: row.action,
+    reason: row.reason ?? null,
+    outcome: "ok",
+    detail: row.detail,
+  });
+  ctx.audit.recorded = true;
+}
+
+/** Channel errors people can act on (a name taken, a field the type has not) are BAD_REQUEST, not a crash. */
+async function channelCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ChannelConfigError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message });
+    throw err;
+  }
+}
+
+/** Operators silence only what they may restart: a literal host and unit within their patterns. */
+function maySilence(ctx: Ctx & { actor: Actor }, host: string, unit: string | undefined): void {
+  if (ctx.actor.role === "admin") return;
+  const literal = (s: string) => !/[*?]/.test(s);
+  if (!unit || !literal(host) || !literal(unit))
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "Not allowed: operators silence one unit of one host (no patterns); admins silence hosts and patterns.",
+    });
+  const decision = can(ctx.actor, "restart", { host, unit }, ctx.services.auth.authorization);
+  if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+}
+
+const channelsRouter = router({
+  list: adminProcedure.query(({ ctx }) => ctx.services.alerts.channelViews()),
+  add: channelChange(ALERT_AUDIT_ACTIONS.channelAdd)
+    .input(addChannelInput)
+    .mutation(async ({ input, ctx }) => {
+      const view = await channelCall(() => ctx.services.alerts.addChannel(input, ctx.actor.user));
+      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelAdd, detail: `channel=${view.name} type=${view.type} url=${view.urlHint}` });
+      return view;
+    }),
+  update: channelChange(ALERT_AUDIT_ACTIONS.channelUpdate)
+    .input(updateChannelInput)
+    .mutation(async ({ input, ctx }) => {
+      const view = await channelCall(() => ctx.services.alerts.updateChannel(input));
+      const changed = Object.keys(input)
+        .filter((k) => k !== "id")
+        .map((k) =>
+          k === "url" ? `url=${urlHint(input.url!)}` : ["token", "password"].includes(k) ? `${k} ${input[k as "token"] === null ? "removed" : "replaced"}` : k,
+        )
+        .join(" ");
+      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelUpdate, detail: `channel=${view.name}: ${changed || "no change"}` });
+      return view;
+    }),
+  remove: channelChange(ALERT_AUDIT_ACTIONS.channelRemove)
+    .input(channelIdInput)
+    .mutation(async ({ input, ctx }) => {
+      const removed = await channelCall(() => ctx.services.alerts.removeChannel(input.id));
+      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelRemove, detail: `channel=${removed.name} removed` });
+      return { removed: removed.id };
+    }),
+  /** Queues a test message; `alerts.deliveries({ channelId })` shows how it went. */
+  test: channelChange(ALERT_AUDIT_ACTIONS.channelTest)
+    .input(channelIdInput)
+    .mutation(async ({ input, ctx }) => {
+      const { channel, messageId } = await channelCall(() => ctx.services.alerts.testChannel(input.id));
+      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelTest, detail: `channel=${channel.name}: test message ${messageId} queued` });
+      return { queued: true, messageId };
+    }),
+});
+
+const silencesRouter = router({
+  list: signedInProcedure.query(({ ctx }) => ctx.services.alerts.silences()),
+  add: silenceChange(ALERT_AUDIT_ACTIONS.silenceAdd)
+    .input(addSilenceInput)
+    .mutation(async ({ input, ctx }) => {
+      maySilence(ctx, input.host, input.unit);
+      const silence = await ctx.services.alerts.addSilence(input, ctx.actor.user);
+      record(ctx, {
+        action: ALERT_AUDIT_ACTIONS.silenceAdd,
+        host: input.host,
+        unit: input.unit ?? null,
+        reason: input.reason,
+        detail: `silence ${silence.id}: ${input.rule ?? "every rule"} for ${input.minutes} min`,
+      });
+      return silence;
+    }),
+  remove: silenceChange(ALERT_AUDIT_ACTIONS.silenceRemove)
+    .input(silenceIdInput)
+    .mutation(async ({ input, ctx }) => {
+      const before = (await ctx.services.alerts.silences()).find((s) => s.id === input.id && s.active);
+      if (!before) throw new TRPCError({ code: "NOT_FOUND", message: `There is no silence ${input.id} in force.` });
+      maySilence(ctx, before.host, before.unit ?? undefined);
+      await ctx.services.alerts.endSilence(input.id, ctx.actor.user);
+      record(ctx, { action: ALERT_AUDIT_ACTIONS.silenceRemove, host: before.host, unit: before.unit, detail: `silence ${input.id} ended early` });
+      return { ended: input.id };
+    }),
+});
+
+export const alertsRouter = router({
+  list: signedInProcedure.input(alertListInput).query(({ input, ctx }) => ctx.services.alerts.list(input)),
+  rules: signedInProcedure.query(({ ctx }) => ctx.services.alerts.rules()),
+  deliveries: adminProcedure.input(deliveryListInput).query(({ input, ctx }) => ctx.services.alerts.deliveries(input)),
+  channels: channelsRouter,
+  silences: silencesRouter,
+});
