@@ -7,6 +7,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { Actor } from "./contract/actors";
 import { zodIssuesMessage } from "./contract/errors";
+import { redactOutput } from "./contract/redact";
 import { wireTransformer } from "./contract/wire";
 
 export interface Context {
@@ -39,8 +40,20 @@ export const mergeRouters = t.mergeRouters;
 export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Any authenticated caller. */
-export const authedProcedure = t.procedure.use(({ ctx, next }) => {
+const authenticated = t.procedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first." });
   return next({ ctx: { ...ctx, actor: ctx.actor } });
 });
+
+/**
+ * Any authenticated caller (the agent's procedures). Whatever it returns, streams included, leaves
+ * with secrets in command lines, environment assignments, URLs and log lines masked
+ * (contract/redact.ts), for every role: the panel shows them to viewers and status pages.
+ */
+export const authedProcedure = authenticated.use(async ({ next }) => {
+  const result = await next();
+  return result.ok ? { ...result, data: redactOutput(result.data) } : result;
+});
+
+/** The same without redaction: only for revealing a unit's command lines (admins, audited by the panel). */
+export const unredactedProcedure = authenticated;

@@ -9,6 +9,7 @@ import { router } from "../trpc";
 import { createEventsRouter } from "./routers/eventsRouter";
 import { createGpusRouter } from "./routers/gpusRouter";
 import { createHostRouter } from "./routers/hostRouter";
+import { createRevealRouter } from "./routers/revealRouter";
 import type { AgentServices } from "./routers/services";
 import { createUnitsRouter } from "./routers/unitsRouter";
 
@@ -20,6 +21,7 @@ export function createAgentRouter(services: AgentServices) {
     units: createUnitsRouter(services),
     gpus: createGpusRouter(services),
     events: createEventsRouter(services),
+    reveal: createRevealRouter(services),
   });
 }
 

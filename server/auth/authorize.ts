@@ -7,7 +7,10 @@
  *   - operator: start/stop/restart/reset-failed on units matching their patterns; may read the
  *     audit log. `kill` is admin-only by default: it is the action that leaves GPU memory held by
  *     dying processes (the incident this panel exists for); `operatorMayKill` turns it on.
- *   - admin: everything, on every unit, plus users and settings.
+ *   - admin: everything, on every unit, plus users and settings, and revealing a unit's command
+ *     lines unmasked (secrets are masked for every role everywhere else).
+ *   - journals (which may carry what a program printed, secrets included): operators and admins;
+ *     viewers only where `viewerMayReadJournal` says so (GPUDECK_VIEWER_JOURNAL=1).
  * The agent's own allow-list (GPUDECK_UNITS) still applies beneath this.
  */
 import type { UnitAction } from "../contract/types";
@@ -15,15 +18,17 @@ import { UNIT_ACTIONS } from "../contract/types";
 import { matchesUnitPatterns, unitNameProblem } from "../contract/unitNames";
 import type { Role } from "../contract/actors";
 
-export type PanelAction = "view" | "audit.view" | "users.manage" | "settings.manage";
+export type PanelAction = "view" | "audit.view" | "users.manage" | "settings.manage" | "journal.view" | "secrets.reveal";
 export type Action = UnitAction | PanelAction;
-export const PANEL_ACTIONS: readonly PanelAction[] = ["view", "audit.view", "users.manage", "settings.manage"];
+export const PANEL_ACTIONS: readonly PanelAction[] = ["view", "audit.view", "users.manage", "settings.manage", "journal.view", "secrets.reveal"];
 
 export interface AuthorizationPolicy {
   /** Let operators kill units matching their patterns. Default false (admin only). */
   operatorMayKill: boolean;
+  /** Let viewers read units' journals. Default false (operators and admins). */
+  viewerMayReadJournal?: boolean;
 }
-export const DEFAULT_AUTHORIZATION_POLICY: Readonly<AuthorizationPolicy> = Object.freeze({ operatorMayKill: false });
+export const DEFAULT_AUTHORIZATION_POLICY: Readonly<AuthorizationPolicy> = Object.freeze({ operatorMayKill: false, viewerMayReadJournal: false });
 
 /** What `can()` needs to know about the acting identity (a `User` or a `Principal` fits). */
 export interface Subject {
@@ -68,6 +73,12 @@ export function can(
       return role === "admin" ? ALLOW : refuse("only admins can manage users");
     case "settings.manage":
       return role === "admin" ? ALLOW : refuse("only admins can change settings");
+    case "journal.view":
+      return role !== "viewer" || policy.viewerMayReadJournal === true
+        ? ALLOW
+        : refuse("viewers cannot read journals on this panel (GPUDECK_VIEWER_JOURNAL=1 allows it)");
+    case "secrets.reveal":
+      return role === "admin" ? ALLOW : refuse("only admins can reveal command lines");
   }
 
   if (!isUnitAction(action)) return refuse(`unknown action '${String(action)}'`);

@@ -15,6 +15,7 @@
  *   GPUDECK_AUDIT_RETENTION_DAYS (default 90)
  *   GPUDECK_ACTION_GUARD_SECONDS  second restart/stop/kill of a unit within this needs confirmation (default 60)
  *   GPUDECK_OPERATOR_MAY_KILL=1   operators may kill their units (default: admins only)
+ *   GPUDECK_VIEWER_JOURNAL=1      viewers may read units' journals (default: operators and admins)
  *   Trusted reverse proxy (off unless GPUDECK_PROXY_AUTH_HEADER is set):
  *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs; also
  *   without the header: clients' addresses are then read from X-Forwarded-For sent by those),
@@ -52,6 +53,8 @@ export interface PanelConfig {
   auditRetentionMs: number;
   actionGuardMs: number;
   operatorMayKill: boolean;
+  /** Viewers may read units' journals (GPUDECK_VIEWER_JOURNAL=1); off by default. */
+  viewerJournal: boolean;
   proxy: ProxyAuthConfig;
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
@@ -185,6 +188,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     auditRetentionMs: positive(env, "GPUDECK_AUDIT_RETENTION_DAYS", 90, DAY),
     actionGuardMs: positive(env, "GPUDECK_ACTION_GUARD_SECONDS", 60, 1000),
     operatorMayKill: /^(1|true|yes)$/i.test(env.GPUDECK_OPERATOR_MAY_KILL ?? ""),
+    viewerJournal: /^(1|true|yes)$/i.test(env.GPUDECK_VIEWER_JOURNAL ?? ""),
     proxy: {
       enabled: proxyHeader !== null,
       header: proxyHeader ?? "x-forwarded-user",

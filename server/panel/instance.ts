@@ -80,7 +80,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     clock: options.clock,
     sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs },
     proxy: config.proxy,
-    authorization: { operatorMayKill: config.operatorMayKill },
+    authorization: { operatorMayKill: config.operatorMayKill, viewerMayReadJournal: config.viewerJournal },
     // A second restart or stop of a unit within the window needs confirmation (two people
     // answering the same alert). Kill is left out: restart right after a kill is the recovery.
     guard: { windowMs: config.actionGuardMs, actions: ["restart", "stop"] },

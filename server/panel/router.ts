@@ -13,6 +13,7 @@ import { eventsRouter } from "./routers/eventsRouter";
 import { gpusRouter } from "./routers/gpusRouter";
 import { hostRouter } from "./routers/hostRouter";
 import { hostsRouter } from "./routers/hostsRouter";
+import { revealRouter } from "./routers/revealRouter";
 import { sessionRouter } from "./routers/sessionRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { unitsRouter } from "./routers/unitsRouter";
@@ -28,6 +29,7 @@ export const panelRouter = router({
   events: eventsRouter,
   audit: auditRouter,
   users: usersRouter,
+  reveal: revealRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

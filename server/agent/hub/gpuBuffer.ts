@@ -4,6 +4,7 @@
  * /proc; two never overlap (a slow /proc must not pile up work): a raw sample that arrives while
  * one is being attributed is skipped.
  */
+import { redactDeep } from "../../contract/redact";
 import type { GpuRawSample, GpuSample } from "../../contract/types";
 
 /** Turns raw nvidia-smi samples into attributed ones (memory → process → unit). */
@@ -45,7 +46,8 @@ export class GpuBuffer {
     if (this.attributing) return null;
     this.attributing = true;
     try {
-      const sample = await this.attributor.attribute(raw);
+      // holders' command lines may carry secrets: masked before the sample is kept, sent or stored
+      const sample = redactDeep(await this.attributor.attribute(raw));
       this.latestSample = sample;
       this.recentSamples.push(sample);
       while (this.recentSamples.length > 0 && this.recentSamples[0]!.atMs < sample.atMs - RECENT_MS) this.recentSamples.shift();

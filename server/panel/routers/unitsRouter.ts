@@ -63,6 +63,13 @@ function unitAction(action: UnitAction) {
     });
 }
 
+/** Journals carry whatever a program printed: operators and admins, viewers only where the panel allows it. */
+const journalReader = signedInProcedure.use(({ ctx, next }) => {
+  const decision = ctx.services.auth.can(ctx.actor, "journal.view");
+  if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+  return next();
+});
+
 export const unitsRouter = router({
   /** Every unit of every host that is connected (or was: the last known state, with the host's state in hosts.list). */
   list: signedInProcedure.query(({ ctx }) => ({
@@ -92,10 +99,10 @@ export const unitsRouter = router({
   timeline: signedInProcedure
     .input(hostTimelineInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)))),
-  journal: signedInProcedure
+  journal: journalReader
     .input(hostJournalInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
-  followJournal: signedInProcedure.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
+  followJournal: journalReader.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
     const link = hostLink(ctx.services, host);
     const bound = sessionBoundStream(ctx, signal);
     try {

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { isSecretName, REDACTED, redactArgv, redactDeep, redactOutput, redactText } from "./redact";
+
+describe("secret names", () => {
+  it.each([
+    "--api-key",
+    "--hf-token",
+    "-token",
+    "--password",
+    "--db-passwd",
+    "--client-secret",
+    "HF_TOKEN",
+    "OPENAI_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "apikey",
+    "--key",
+  ])("%s is a secret", (name) => expect(isSecretName(name)).toBe(true));
+  it.each([
+    "--tokenizer",
+    "--max-num-batched-tokens",
+    "--api-key-file",
+    "--hf-token-path",
+    "--ssl-keyfile",
+    "--port",
+    "AWS_ACCESS_KEY_ID",
+    "--tokenizer-mode",
+    "PATH",
+  ])("%s is not", (name) => expect(isSecretName(name)).toBe(false));
+});
+
+describe("redactArgv", () => {
+  it("masks a secret flag's value, in either form, and leaves everything else", () => {
+    const argv = ["vllm", "serve", "/models/x", "--api-key", "sk-1", "--hf-token=hf_2", "--tokenizer", "meta/llama", "--port", "8000"];
+    expect(redactArgv(argv)).toEqual([
+      "vllm",
+      "serve",
+      "/models/x",
+      "--api-key",
+      REDACTED,
+      `--hf-token=${REDACTED}`,
+      "--tokenizer",
+      "meta/llama",
+      "--port",
+      "8000",
+    ]);
+  });
+
+  it("masks inside a shell line: variables, flags, URLs with a password, Authorization headers", () => {
+    const [, , script] = redactArgv([
+      "/bin/sh",
+      "-c",
+      "HF_TOKEN=hf_x exec vllm --api-key 'sk-y' && curl -H 'Authorization: Bearer abcdefgh123' https://u:pw@h/x",
+    ]);
+    expect(script).toBe(`HF_TOKEN=${REDACTED} exec vllm --api-key '${REDACTED}' && curl -H 'Authorization: Bearer ${REDACTED}' https://u:${REDACTED}@h/x`);
+  });
+
+  it("does not take the next flag for a value, and is idempotent", () => {
+    expect(redactArgv(["x", "--token", "--port", "1"])).toEqual(["x", "--token", "--port", "1"]);
+    const once = redactArgv(["x", "--api-key", "k", "OPENAI_API_KEY=v"]);
+    expect(redactArgv(once)).toEqual(once);
+  });
+});
+
+describe("redactText", () => {
+  it("masks a token in a URL's user part, and secrets in log lines", () => {
+    expect(redactText("git clone https://ghp_abc@github.com/x")).toBe(`git clone https://${REDACTED}@github.com/x`);
+    expect(redactText("+ exec vllm serve --api-key sk-123 --port 8000")).toBe(`+ exec vllm serve --api-key ${REDACTED} --port 8000`);
+    expect(redactText("INFO: Uvicorn running on http://0.0.0.0:8000")).toBe("INFO: Uvicorn running on http://0.0.0.0:8000");
+  });
+});
+
+describe("redactDeep / redactOutput", () => {
+  it("copies, masking argv arrays and strings at any depth, leaving the input as it was", () => {
+    const input = { execStart: [{ path: "/usr/bin/vllm", argv: ["vllm", "--api-key", "k"] }], note: "HF_TOKEN=t", n: 3, ok: true, none: null };
+    const out = redactDeep(input);
+    expect(out).toEqual({
+      execStart: [{ path: "/usr/bin/vllm", argv: ["vllm", "--api-key", REDACTED] }],
+      note: `HF_TOKEN=${REDACTED}`,
+      n: 3,
+      ok: true,
+      none: null,
+    });
+    expect(input.execStart[0]!.argv[2]).toBe("k");
+  });
+
+  it("masks a stream item by item, keeping tracked() envelopes", async () => {
+    const marker = Symbol("tracked");
+    async function* source() {
+      yield ["id-1", { message: "--token abc" }, marker];
+      yield { message: "PASSWORD=x" };
+    }
+    const items: unknown[] = [];
+    for await (const item of redactOutput(source()) as AsyncIterable<unknown>) items.push(item);
+    expect(items).toEqual([["id-1", { message: `--token ${REDACTED}` }, marker], { message: `PASSWORD=${REDACTED}` }]);
+  });
+});

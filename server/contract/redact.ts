@@ -1,0 +1,97 @@
+/**
+ * Secrets in command lines, environment assignments, URLs and log lines, masked before anything
+ * leaves the agent: `vllm serve … --api-key ••••`, `HF_TOKEN=••••`, `https://user:••••@host`,
+ * `Authorization: Bearer ••••`. Pattern-based: it catches the usual spellings (flags and
+ * variables whose name has a segment such as token, secret, password, api-key, key), not every
+ * secret a program could take; admins can reveal a unit's command lines with an audited action.
+ * Part of the contract: imports nothing else of the project.
+ */
+
+export const REDACTED = "••••";
+
+/** Name segments (split at - _ .) that make a flag or variable a secret: `--hf-token`, `OPENAI_API_KEY`. */
+const SECRET_SEGMENTS = new Set(["token", "secret", "secrets", "password", "passwd", "pwd", "apikey", "credential", "credentials", "key", "passphrase"]);
+/** …unless a segment says the value only points at one or describes it: `--api-key-file`, `--max-key-len`. */
+const NOT_THE_SECRET = new Set(["file", "path", "dir", "id", "name", "env", "len", "length", "size", "mode", "type", "header", "var"]);
+
+/** Is a flag (`--api-key`, `-token`) or variable name (`HF_TOKEN`, `password`) one whose value is a secret? */
+export function isSecretName(name: string): boolean {
+  const segments = name
+    .replace(/^-+/, "")
+    .toLowerCase()
+    .split(/[-_.]+/)
+    .filter(Boolean);
+  return segments.some((s) => SECRET_SEGMENTS.has(s)) && !segments.some((s) => NOT_THE_SECRET.has(s));
+}
+
+const FLAG = "--?[A-Za-z0-9][A-Za-z0-9_.-]*";
+const FLAG_EQ = new RegExp(`(^|[\\s'"=])(${FLAG})=([^\\s'"]+)`, "g");
+const FLAG_SPACE = new RegExp(`(^|[\\s'"])(${FLAG})(\\s+['"]?)([^\\s'"]+)`, "g");
+const ENV = /(^|[\s'";(])([A-Za-z_][A-Za-z0-9_]*)=([^\s'";)]+)/g;
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:'"]+)(?::([^\s/@'"]*))?@/gi;
+const AUTH_HEADER = /\b((?:proxy-)?authorization\s*[:=]\s*(?:bearer|basic|token|digest)?\s*)([^\s'"]+)/gi;
+const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
+
+/** Secrets inside one string: a shell script, a log line, one argv element. */
+export function redactText(text: string): string {
+  if (text.length === 0) return text;
+  return text
+    .replace(URL_USERINFO, (_m, scheme: string, user: string, pass: string | undefined) =>
+      pass === undefined ? `${scheme}${REDACTED}@` : `${scheme}${user}:${REDACTED}@`,
+    )
+    .replace(AUTH_HEADER, (_m, head: string) => `${head}${REDACTED}`)
+    .replace(BEARER, (_m, head: string) => `${head}${REDACTED}`)
+    .replace(FLAG_EQ, (m, pre: string, flag: string) => (isSecretName(flag) ? `${pre}${flag}=${REDACTED}` : m))
+    .replace(FLAG_SPACE, (m, pre: string, flag: string, gap: string, value: string) =>
+      isSecretName(flag) && !value.startsWith("--") && value !== REDACTED ? `${pre}${flag}${gap}${REDACTED}` : m,
+    )
+    .replace(ENV, (m, pre: string, name: string) => (isSecretName(name) ? `${pre}${name}=${REDACTED}` : m));
+}
+
+/** An argv: `--api-key` then its value as the next element, and every element's own text. */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out = argv.map(redactText);
+  for (let i = 0; i < argv.length - 1; i++) {
+    const a = argv[i]!;
+    if (/^--?[A-Za-z0-9]/.test(a) && !a.includes("=") && isSecretName(a) && !argv[i + 1]!.startsWith("--")) out[i + 1] = REDACTED;
+  }
+  return out;
+}
+
+/**
+ * A copy of any JSON-like value with every string redacted: arrays of strings as argv (flag and
+ * value are separate elements), other strings as text. Object keys are kept.
+ */
+export function redactDeep<T>(value: T): T {
+  return walk(value) as T;
+}
+
+function walk(value: unknown): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (Array.isArray(value)) {
+    if (value.length > 0 && value.every((v) => typeof v === "string")) return redactArgv(value as string[]);
+    return value.map(walk);
+  }
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = walk(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * What a procedure returns, redacted: a value, or a subscription's stream item by item (tRPC's
+ * `tracked(id, data)` envelopes keep their id and marker).
+ */
+export function redactOutput(data: unknown): unknown {
+  if (data !== null && typeof data === "object" && Symbol.asyncIterator in data) return redactStream(data as AsyncIterable<unknown>);
+  return redactDeep(data);
+}
+
+async function* redactStream(source: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  for await (const item of source) {
+    if (Array.isArray(item) && item.length === 3 && typeof item[2] === "symbol") yield [item[0], redactDeep(item[1]), item[2]];
+    else yield redactDeep(item);
+  }
+}
