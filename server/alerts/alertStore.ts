@@ -145,14 +145,18 @@ export async function listAlerts(db: Kysely<PanelSchema>, f: AlertFilter): Promi
 }
 
 /** Alerts of these units that overlap [sinceMs, now], newest first: the status page's incidents. */
-export async function unitAlertsSince(db: Kysely<PanelSchema>, units: { host: string; unit: string }[], sinceMs: number, limit = 50): Promise<AlertRow[]> {
+export async function unitAlertsSince(db: Kysely<PanelSchema>, units: { host: string; unit: string }[], sinceMs: number, limit = 2000): Promise<AlertRow[]> {
   if (units.length === 0) return [];
-  return db
+  // by host in SQL, by unit here: an OR per unit would grow the statement with the fleet
+  const wanted = new Set(units.map((u) => `${u.host}\u0000${u.unit}`));
+  const rows = await db
     .selectFrom("alerts")
     .selectAll()
-    .where((eb) => eb.or(units.map((u) => eb.and([eb("host", "=", u.host), eb("unit", "=", u.unit)]))))
+    .where("host", "in", [...new Set(units.map((u) => u.host))])
+    .where("unit", "!=", "")
     .where((eb) => eb.or([eb("resolved_at", "is", null), eb("resolved_at", ">=", sinceMs)]))
     .orderBy("since_at", "desc")
     .limit(limit)
     .execute();
+  return rows.filter((r) => wanted.has(`${r.host}\u0000${r.unit}`));
 }

@@ -54,6 +54,14 @@ describe("conditions", () => {
     ]);
   });
 
+  it("a state held only for a moment (failed inside a Restart= cycle) is no alert yet; the engine is told when to look again", () => {
+    const h = host([unit("a.service", { activeState: "failed", subState: "failed", result: "exit-code", stateChangeUsec: (NOW - 500) * 1000 })]);
+    const ready: number[] = [];
+    expect(hostConditions(h, NOW, defaultRules(), new SinceClock(), new FaultMemory(), { minHoldMs: 2000, onPending: (at) => ready.push(at) })).toEqual([]);
+    expect(ready).toEqual([NOW + 1500]);
+    expect(hostConditions(h, NOW + 1500, defaultRules(), new SinceClock(), new FaultMemory(), { minHoldMs: 2000 }).map((c) => c.rule)).toEqual(["unit-failed"]);
+  });
+
   it("start limit hit is its own rule, and a plain failure where that rule is off", () => {
     const h = host([unit("a.service", { activeState: "failed", subState: "failed", result: "start-limit-hit" })]);
     expect(rulesOf(h)).toEqual(["start-limit-hit a.service"]);

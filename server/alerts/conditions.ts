@@ -90,12 +90,34 @@ export class FaultMemory {
 
 const usecToMs = (usec: number): number | null => (usec > 0 ? Math.floor(usec / 1000) : null);
 
+export interface ConditionOptions {
+  /**
+   * Every condition must have held this long, whatever its rule's threshold: a state systemd
+   * passes through (failed for a moment inside a Restart= cycle) is not an alert. Default 0.
+   */
+  minHoldMs?: number;
+  /** Told when a condition that holds now will have held long enough (the engine looks again then). */
+  onPending?: (readyAtMs: number) => void;
+}
+
 /** The conditions holding on one host now. Unit rules only for a host the panel hears from (else the last known state stands). */
-export function hostConditions(host: HostView, nowMs: number, rules: RuleTable, clock: SinceClock, faults: FaultMemory): Condition[] {
+export function hostConditions(
+  host: HostView,
+  nowMs: number,
+  rules: RuleTable,
+  clock: SinceClock,
+  faults: FaultMemory,
+  opts: ConditionOptions = {},
+): Condition[] {
   const out: Condition[] = [];
   const add = (rule: AlertRuleId, unit: string, sinceMs: number, severity: AlertSeverity, summary: string) => {
     const setting = ruleSetting(rules, rule, host.name, unit);
-    if (!setting || nowMs - sinceMs < setting.afterMs) return false;
+    if (!setting) return false;
+    const hold = Math.max(setting.afterMs, opts.minHoldMs ?? 0);
+    if (nowMs - sinceMs < hold) {
+      opts.onPending?.(sinceMs + hold);
+      return true;
+    }
     out.push({ rule, host: host.name, unit, severity, summary, sinceMs: Math.min(sinceMs, nowMs) });
     return true;
   };
@@ -126,6 +148,7 @@ export function hostConditions(host: HostView, nowMs: number, rules: RuleTable, 
   return out;
 }
 
+/** Adds a condition (if it has held long enough); false when the rule is off for it. */
 type AddUnit = (rule: AlertRuleId, sinceMs: number, severity: AlertSeverity, summary: string) => boolean;
 
 function unitConditions(u: UnitSummary, nowMs: number, add: AddUnit, clock: SinceClock, host: string): void {
@@ -133,7 +156,8 @@ function unitConditions(u: UnitSummary, nowMs: number, add: AddUnit, clock: Sinc
   const key = (what: string) => `${what}\u0000${host}\u0000${u.name}`;
 
   if (u.activeState === "failed") {
-    // start-limit-hit is its own rule; where that is off, it is a failure like any other
+    // start-limit-hit is its own rule; where that is off, it is a failure like any other (while it
+    // is on but has not held long enough, there is no unit-failed alert meanwhile either)
     const limit =
       u.result === "start-limit-hit" &&
       add("start-limit-hit", changed, "critical", `Start limit hit: systemd stopped restarting ${u.name} (failed, start-limit-hit).`);

@@ -19,6 +19,8 @@ export interface AlertsConfig {
   groupWindowMs: number;
   /** how often duration rules are looked at (events are looked at as they come) */
   tickMs: number;
+  /** every condition must hold this long before its alert opens (a state systemd only passes through is none) */
+  settleMs: number;
   /** how long the agent may take to diagnose a unit for a message */
   diagnosisTimeoutMs: number;
   delivery: DeliveryTimings;
@@ -29,6 +31,7 @@ export class AlertsConfigError extends Error {}
 export const DEFAULT_GROUP_WINDOW_MS = 5000;
 export const DEFAULT_TICK_MS = 5000;
 export const DEFAULT_DIAGNOSIS_TIMEOUT_MS = 5000;
+export const DEFAULT_SETTLE_MS = 2000;
 
 function num(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, ok: (n: number) => boolean, rule: string): number {
   const raw = env[name]?.trim();
@@ -66,6 +69,7 @@ export function loadAlertsConfig(env: Readonly<Record<string, string | undefined
       channels: channelsFromEnv(env),
       groupWindowMs: groupSeconds * 1000,
       tickMs: DEFAULT_TICK_MS,
+      settleMs: DEFAULT_SETTLE_MS,
       diagnosisTimeoutMs: DEFAULT_DIAGNOSIS_TIMEOUT_MS,
       delivery: { ...DEFAULT_DELIVERY, giveUpAfterMs: retryHours * 3_600_000, ratePerMinute: rate },
     };

@@ -52,6 +52,7 @@ export class AlertEngine {
   private off: (() => void) | null = null;
   private tick: ReturnType<typeof setInterval> | null = null;
   private soon: ReturnType<typeof setTimeout> | null = null;
+  private wake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private running = false;
   private again = false;
   private stopped = true;
@@ -79,7 +80,8 @@ export class AlertEngine {
     this.off = null;
     if (this.tick) clearInterval(this.tick);
     if (this.soon) clearTimeout(this.soon);
-    this.tick = this.soon = null;
+    if (this.wake) clearTimeout(this.wake.timer);
+    this.tick = this.soon = this.wake = null;
     this.o.deliverer.stop();
   }
 
@@ -141,9 +143,13 @@ export class AlertEngine {
     const store = await this.o.store.get();
     const now = this.clock();
     const conditions = new Map<string, Condition>();
+    let readyAt = Infinity;
+    const opts = { minHoldMs: this.o.config.settleMs, onPending: (at: number) => (readyAt = Math.min(readyAt, at)) };
     for (const link of this.o.fleet.all()) {
-      for (const c of hostConditions(link, now, this.o.config.rules, this.since, this.faults)) conditions.set(conditionKey(c), c);
+      for (const c of hostConditions(link, now, this.o.config.rules, this.since, this.faults, opts)) conditions.set(conditionKey(c), c);
     }
+    // a condition that will have held long enough soon: look again then, not at the next tick
+    if (readyAt - now < this.o.config.tickMs) this.wakeAt(readyAt + 50);
     this.since.sweep();
     const open = await openAlertRows(store.db);
     const openKeys = new Map(open.map((a) => [conditionKey(a), a]));
@@ -210,6 +216,20 @@ export class AlertEngine {
   private async hasPending(store: Awaited<ReturnType<LazyStore["get"]>>): Promise<boolean> {
     const r = await store.db.selectFrom("alert_notifications").select("id").where("message_id", "is", null).limit(1).executeTakeFirst();
     return r !== undefined;
+  }
+
+  private wakeAt(atMs: number): void {
+    if (this.stopped || (this.wake && this.wake.at <= atMs)) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = null;
+        this.schedule(0);
+      },
+      Math.max(0, atMs - this.clock()),
+    );
+    timer.unref?.();
+    this.wake = { at: atMs, timer };
   }
 
   private scheduleLater(ms: number): void {

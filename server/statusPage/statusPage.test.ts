@@ -9,6 +9,8 @@ import type { RunningAgent } from "../agent/main";
 import type { StatusDocument, StatusPageSettings } from "../contract/statusPage";
 import type { Panel } from "../panel/instance";
 import { addUser, call, HOST, login, readSse, startTestAgent, startTestPanel, type RpcResult, type TestPanel } from "../panel/panelTestHarness";
+import type { IncomingMessage } from "node:http";
+import { pageRedirect } from "../panel/serve";
 import { handleStatusEvents, handleStatusJson, handleStatusPage } from "./http";
 import { checkAccess, DEFAULT_SETTINGS } from "./settings";
 
@@ -159,6 +161,15 @@ describe("the status page", () => {
     const doc = (await (await json("/api/status")).json()) as StatusDocument;
     expect(doc.services.map((s) => [s.name, s.hosts])).toEqual([["Kimi K2.5 chat", [HOST]]]);
     expect((await mutate("statusPage.update", { groups: [{ name: "x", units: ["not a unit"] }] })).status).toBe(400);
+  });
+
+  it("the panel's server lets /status and /status/<token> through without a session (the page checks itself)", () => {
+    const req = (url: string) =>
+      ({ method: "GET", url, headers: { host: "127.0.0.1:3000" }, socket: { remoteAddress: "127.0.0.1" } }) as unknown as IncomingMessage;
+    expect(pageRedirect(req(`/status?token=${token}`), panel)).toBeNull();
+    expect(pageRedirect(req(`/status/${token}`), panel)).toBeNull();
+    expect(pageRedirect(req("/statusx"), panel)).toMatchObject({ location: "/login?next=%2Fstatusx" });
+    expect(pageRedirect(req("/status/a/b"), panel)).not.toBeNull();
   });
 
   it("answers only to the panel's own names (DNS-rebinding guard)", async () => {

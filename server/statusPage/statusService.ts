@@ -122,7 +122,7 @@ export class StatusPageService {
     const since = now - WINDOWS["30d"];
     const units = defs.flatMap((d) => d.units);
     const store = await this.o.store.get();
-    const alertRows = (await unitAlertsSince(store.db, units, since, 500)).map(alertView).filter((a) => SERVICE_RULES.includes(a.rule as AlertRuleId));
+    const alertRows = (await unitAlertsSince(store.db, units, since)).map(alertView).filter((a) => SERVICE_RULES.includes(a.rule as AlertRuleId));
     await this.refreshUptimes(units, now);
     const services = defs.map((d) => this.service(d, settings, alertRows, now));
     return { generatedAtMs: now, overall: worst(services.map((s) => s.state)), services };
@@ -157,7 +157,9 @@ export class StatusPageService {
       else if (now - entry.at > ttl) {
         entry.refreshing = this.fetchSteps(u.host, u.unit, now)
           .then((steps) => {
-            if (steps) entry.steps = steps;
+            // an agent that could not answer is asked again on the next build, not after the TTL
+            if (!steps) return;
+            entry.steps = steps;
             entry.at = this.clock();
           })
           .finally(() => (entry.refreshing = null));
