@@ -154,6 +154,9 @@ async function main(): Promise<void> {
     delete env.GPUDECK_AGENT_TOKEN;
     env.GPUDECK_AGENTS_FILE = agentsFile;
     env.GPUDECK_DEMO = "1";
+  } else if (mode === "start" && env.GPUDECK_CONFIG) {
+    // the config file says where the agent listens and which agents the panel watches; each reads it
+    await startAgent(env);
   } else if (mode === "start") {
     const problem = systemdReachable();
     if (problem) {
@@ -168,8 +171,10 @@ async function main(): Promise<void> {
 
   // The panel's own server (Next's programmatic API on node:http): it owns the sockets, so the
   // panel knows each client's real address, and it ends live streams on SIGTERM.
-  startChild("panel", process.execPath, ["--import", "tsx", path.join(root, "server/panel/serve.ts")], { ...env, HOSTNAME: host, PORT: port }, (line) => {
-    if (/^\[panel\] ready on /.test(line)) say(`panel ready: http://${host}:${port}/`);
+  const panelEnv = env.GPUDECK_CONFIG && mode === "start" ? env : { ...env, HOSTNAME: host, PORT: port }; // else the file's panel.listen
+  startChild("panel", process.execPath, ["--import", "tsx", path.join(root, "server/panel/serve.ts")], panelEnv, (line) => {
+    const ready = /^\[panel\] ready on (\S+)/.exec(line);
+    if (ready) say(`panel ready: ${ready[1]}/`);
   });
 }
 

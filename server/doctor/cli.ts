@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import type { Role } from "../config/settings";
 import { runDoctor, type DoctorDeps, type DoctorReport } from "./doctor";
-import { busSystemdProbe, currentIdentity, httpGet, systemFiles, systemRunner } from "./system";
+import { busSystemdProbe, currentIdentity, httpGet, systemFiles, systemRunner, withProcessOf } from "./system";
 import type { CheckStatus } from "./types";
 
 const USAGE = `usage: gpudeck doctor [--agent] [--panel] [--config FILE]
@@ -36,7 +36,15 @@ export function formatReport(report: DoctorReport): string {
 }
 
 export function realDoctorDeps(env: NodeJS.ProcessEnv = process.env): DoctorDeps {
-  return { env: { ...env }, runner: systemRunner, systemd: () => busSystemdProbe(), files: systemFiles, http: httpGet, identity: currentIdentity() };
+  return {
+    env: { ...env },
+    runner: systemRunner,
+    systemd: () => busSystemdProbe(),
+    files: systemFiles,
+    http: httpGet,
+    identity: currentIdentity(),
+    withProcessOf,
+  };
 }
 
 export async function runDoctorCli(

@@ -17,6 +17,7 @@ function deps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     address: "unix:path=/test/bus",
     version: async () => "252",
     unitsMatching: async (globs) => (globs.some((g) => g.startsWith("vllm")) ? ["vllm-a.service"] : []),
+    serviceUser: async () => null,
     close: async () => undefined,
   };
   return {
@@ -31,6 +32,7 @@ function deps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     files: systemFiles,
     http: async () => Promise.reject(Object.assign(new Error("fetch failed"), { cause: { code: "ECONNREFUSED" } })),
     identity: { uid: 0, groups: ["root"], pid: 1 },
+    withProcessOf: (_user, fn) => fn(4242),
     ...over,
   };
 }
@@ -102,6 +104,7 @@ describe("gpudeck doctor", () => {
       address: "unix:path=/nowhere",
       version: () => Promise.reject(new Error("ENOENT")),
       unitsMatching: async () => [],
+      serviceUser: async () => null,
       close: async () => undefined,
     };
     const { out } = await run(["--config", agentOnly], deps({ systemd: () => noBus }));

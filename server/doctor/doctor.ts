@@ -14,9 +14,10 @@ import { checkConfigPrivacy, checkDataDir } from "./checks/files";
 import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
 import { checkJournal } from "./checks/journal";
 import { checkPublicUrl } from "./checks/panelUrl";
-import { checkSystemBus, checkUnitControl, checkUnitGlobs } from "./checks/systemd";
+import { checkSystemBus, checkUnitGlobs } from "./checks/systemd";
+import { checkUnitControl } from "./checks/unitControl";
 import { secretKeysIn } from "./secrets";
-import type { CheckResult, FilesPort, HttpGet, Identity, Runner, SystemdProbe } from "./types";
+import type { CheckResult, FilesPort, HttpGet, Identity, Runner, SystemdProbe, WithProcessOf } from "./types";
 
 export interface DoctorDeps {
   env: Env;
@@ -25,6 +26,7 @@ export interface DoctorDeps {
   files: FilesPort;
   http: HttpGet;
   identity: Identity;
+  withProcessOf: WithProcessOf;
 }
 
 export interface DoctorOptions {
@@ -73,7 +75,7 @@ async function agentChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | 
       const globs = await checkUnitGlobs(probe, config.unitGlobs);
       out.push(...globs.result);
       units = globs.units;
-      out.push(await checkUnitControl(deps.runner, deps.identity, units));
+      out.push(await checkUnitControl({ runner: deps.runner, identity: deps.identity, probe, withProcessOf: deps.withProcessOf }, globs.samples));
     } else {
       out.push({ id: "units", status: "skip", detail: "needs the system bus" }, { id: "unit control", status: "skip", detail: "needs the system bus" });
     }

@@ -3,10 +3,10 @@
  * system bus with the agent's own D-Bus wrapper, files, and HTTP GET with a timeout.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { constants, promises as fs } from "node:fs";
+import { constants, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import { BusConnection, SYSTEM_BUS_DEFAULT } from "../agent/systemd/bus";
-import type { FilesPort, HttpGet, Identity, Runner, SystemdProbe } from "./types";
+import type { FilesPort, HttpGet, Identity, Runner, SystemdProbe, WithProcessOf } from "./types";
 
 const MAX_OUTPUT = 1024 * 1024;
 
@@ -70,6 +70,16 @@ export function busSystemdProbe(address = process.env.DBUS_SYSTEM_BUS_ADDRESS ||
       for (const row of files as unknown[][]) names.add(String(row[0]).split("/").pop()!);
       return [...names].sort();
     },
+    async serviceUser(unit) {
+      const c = await open();
+      const get = async (path: string, iface: string, prop: string) =>
+        unwrap(
+          (await c.call({ destination: SD, path, interface: "org.freedesktop.DBus.Properties", member: "Get", signature: "ss", body: [iface, prop] }, 5000))[0],
+        );
+      const [path] = await c.call({ destination: SD, path: SD_PATH, interface: MANAGER, member: "LoadUnit", signature: "s", body: [unit] }, 5000);
+      if ((await get(String(path), "org.freedesktop.systemd1.Unit", "LoadState")) !== "loaded") return null;
+      return String(await get(String(path), "org.freedesktop.systemd1.Service", "User"));
+    },
     async close() {
       if (conn) (await conn.catch(() => null))?.close();
     },
@@ -98,6 +108,33 @@ export const systemFiles: FilesPort = {
 export const httpGet: HttpGet = async (url, headers, timeoutMs) => {
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
   return { status: res.status, text: (await res.text()).slice(0, 64 * 1024) };
+};
+
+/** A `sleep` of `user` (setpriv: uid, primary group and its groups) for as long as `fn` runs. */
+export const withProcessOf: WithProcessOf = async (user, fn) => {
+  const gid = execFileSync("id", ["-g", "--", user], { encoding: "utf8", timeout: 5000 }).trim();
+  const child = spawn("setpriv", [`--reuid=${user}`, `--regid=${gid}`, "--init-groups", "--", "sleep", "60"], { stdio: "ignore" });
+  try {
+    const pid = child.pid;
+    if (!pid) throw new Error("setpriv did not start");
+    // once it has exec'd into sleep, the process is the user's
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`setpriv exited ${child.exitCode}`);
+      let comm = "";
+      try {
+        comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      } catch {
+        comm = "";
+      }
+      if (comm === "sleep") break;
+      if (Date.now() > deadline) throw new Error("setpriv did not become sleep within 3 s");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return await fn(pid);
+  } finally {
+    child.kill("SIGKILL");
+  }
 };
 
 /** This process's uid and group names (`id -Gn`; Node has the ids only). */

@@ -42,6 +42,8 @@ export interface SystemdProbe {
   version(): Promise<string>;
   /** names of units (loaded, or with a unit file) that match these globs */
   unitsMatching(globs: readonly string[]): Promise<string[]>;
+  /** the User= a service runs as ("" = root), or null when systemd has no such unit */
+  serviceUser(unit: string): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,9 @@ export interface HttpResponse {
 
 /** GET with a timeout; rejects with the transport's reason (connection refused, timeout, TLS). */
 export type HttpGet = (url: string, headers: Record<string, string>, timeoutMs: number) => Promise<HttpResponse>;
+
+/** Runs `fn` while a process of `user` exists (its pid), then ends that process: to ask polkit about that user. */
+export type WithProcessOf = <T>(user: string, fn: (pid: number) => Promise<T>) => Promise<T>;
 
 /** Who the doctor runs as: root may manage any unit and read every journal. */
 export interface Identity {

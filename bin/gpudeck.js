@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * gpudeck, the installed command:
+ *   gpudeck agent  [--config FILE] [agent flags]   the agent of a GPU host (server/agent/main.ts)
+ *   gpudeck panel  [--config FILE]                 the web UI (server/panel/serve.ts, prebuilt .next)
+ *   gpudeck doctor [--config FILE] [--agent|--panel]  checks this machine's setup
+ *   gpudeck user   [--config FILE] add|passwd|disable|enable|set|list|setup-token …
+ * --config FILE (or GPUDECK_CONFIG) names the config file; without either, /etc/gpudeck/gpudeck.toml
+ * is read when it exists (GPUDECK_CONFIG= set empty reads none).
+ *
+ * Each command runs `node --import tsx <entry>` (tsx is a dependency) as a child process and exits
+ * as the child does. SIGTERM and SIGHUP sent to this process are passed on (the units use
+ * KillMode=mixed, so systemd signals only this process); Ctrl-C reaches the child from the
+ * terminal itself, so SIGINT is not passed on twice.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { missingBuildLinks, restoreBuildLinks } from "./buildLinks.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEFAULT_CONFIG = "/etc/gpudeck/gpudeck.toml";
+const ENTRIES = {
+  agent: "server/agent/main.ts",
+  panel: "server/panel/serve.ts",
+  doctor: "scripts/doctor.ts",
+  user: "scripts/user.ts",
+};
+const USAGE = `usage: gpudeck agent|panel|doctor|user [--config FILE] [arguments]
+  agent   run this GPU host's agent (flags and variables: README, "Configuration")
+  panel   run the web UI
+  doctor  check this machine's setup and say how to fix what is wrong (--agent, --panel)
+  user    manage panel users: add | passwd | disable | enable | set | list | setup-token
+  --config FILE  the config file (default: $GPUDECK_CONFIG, else ${DEFAULT_CONFIG} when it exists)
+  --version`;
+
+function fail(message, code = 2) {
+  process.stderr.write(`gpudeck: ${message}\n`);
+  process.exit(code);
+}
+
+/** Take --config FILE / --config=FILE out of the arguments (the entries do not know it). */
+function takeConfig(args) {
+  const rest = [];
+  let config;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a === "--config") {
+      if (i + 1 >= args.length) fail("--config needs a file");
+      config = args[++i];
+    } else if (a.startsWith("--config=")) config = a.slice("--config=".length);
+    else rest.push(a);
+  }
+  return { config, rest };
+}
+
+/** The panel serves a prebuilt app: it must be there, with its links to the server packages. */
+function checkPanelBuild() {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    fail(`there is no panel build in ${root}/.next: install a package made with \`npm run build && npm pack\`, or run \`npm run build\` in a checkout`, 1);
+  }
+  if (missingBuildLinks(root).length === 0) return;
+  try {
+    restoreBuildLinks(root);
+  } catch (err) {
+    fail(
+      `the panel build's links in ${root}/.next/node_modules are missing and cannot be made here (${err.code ?? err.message}): run \`node ${root}/bin/buildLinks.js restore\` as the user who installed gpudeck (e.g. root), or reinstall it`,
+      1,
+    );
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === "--version" || command === "-v") {
+  process.stdout.write(`${JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version}\n`);
+  process.exit(0);
+}
+if (!command || command === "help" || command === "--help" || command === "-h") {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(command ? 0 : 2);
+}
+const entry = ENTRIES[command];
+if (!entry) fail(`unknown command "${command}"\n${USAGE}`);
+
+const { config, rest } = takeConfig(args);
+const env = { ...process.env };
+if (config !== undefined) env.GPUDECK_CONFIG = path.resolve(config);
+else if (env.GPUDECK_CONFIG === undefined && existsSync(DEFAULT_CONFIG)) env.GPUDECK_CONFIG = DEFAULT_CONFIG;
+if (command === "panel") {
+  checkPanelBuild();
+  env.NEXT_TELEMETRY_DISABLED ??= "1";
+}
+
+// tsx from this package's own dependencies, whatever the working directory
+const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), path.join(root, entry), ...rest], { stdio: "inherit", env });
+for (const signal of ["SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (child.exitCode === null) child.kill(signal);
+  });
+}
+process.on("SIGINT", () => {}); // wait for the child, which got it too
+child.on("error", (err) => fail(`cannot start ${process.execPath}: ${err.message}`, 1));
+child.on("exit", (code, signal) => {
+  if (signal) {
+    process.removeAllListeners(signal); // end the same way, so a caller sees the signal
+    process.kill(process.pid, signal);
+  } else {
+    process.exit(code ?? 1);
+  }
+});
