@@ -16,6 +16,8 @@
  *   GPUDECK_ACTION_GUARD_SECONDS  second restart/stop/kill of a unit within this needs confirmation (default 60)
  *   GPUDECK_OPERATOR_MAY_KILL=1   operators may kill their units (default: admins only)
  *   GPUDECK_VIEWER_JOURNAL=1      viewers may read units' journals (default: operators and admins)
+ *   GPUDECK_STREAMS_PER_SESSION (default 16), GPUDECK_STREAMS_MAX (default 2000): live streams at most
+ *   per session and for the whole panel
  *   Trusted reverse proxy (off unless GPUDECK_PROXY_AUTH_HEADER is set):
  *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs; also
  *   without the header: clients' addresses are then read from X-Forwarded-For sent by those),
@@ -55,6 +57,9 @@ export interface PanelConfig {
   operatorMayKill: boolean;
   /** Viewers may read units' journals (GPUDECK_VIEWER_JOURNAL=1); off by default. */
   viewerJournal: boolean;
+  /** Live streams (SSE) at most per session, and for the whole panel. */
+  streamsPerSession: number;
+  streamsMax: number;
   proxy: ProxyAuthConfig;
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
@@ -189,6 +194,8 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     actionGuardMs: positive(env, "GPUDECK_ACTION_GUARD_SECONDS", 60, 1000),
     operatorMayKill: /^(1|true|yes)$/i.test(env.GPUDECK_OPERATOR_MAY_KILL ?? ""),
     viewerJournal: /^(1|true|yes)$/i.test(env.GPUDECK_VIEWER_JOURNAL ?? ""),
+    streamsPerSession: positive(env, "GPUDECK_STREAMS_PER_SESSION", 16, 1),
+    streamsMax: positive(env, "GPUDECK_STREAMS_MAX", 2_000, 1),
     proxy: {
       enabled: proxyHeader !== null,
       header: proxyHeader ?? "x-forwarded-user",

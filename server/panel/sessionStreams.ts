@@ -4,10 +4,32 @@
  * password changes here, and ends when the session is gone: a password change or a disabled
  * account must not leave a live stream running (one of Uptime Kuma's CVEs). Changes made from
  * the CLI in another process are noticed at the next periodic check.
+ *
+ * Every open stream holds memory here and, for a journal, a `journalctl --follow` on the GPU host:
+ * at most `perOwner` streams per session (16 by default) and `total` for the whole panel (2,000).
+ * A stream beyond that is refused with a clear error. Streams without an owner (demo mode, where
+ * everyone shares one identity) count only towards the panel's total.
  */
+export interface StreamLimits {
+  perOwner: number;
+  total: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: Readonly<StreamLimits> = Object.freeze({ perOwner: 16, total: 2_000 });
+
+export class StreamLimitError extends Error {}
+
 export class SessionStreams {
   private readonly listeners = new Set<() => void>();
-  constructor(readonly recheckMs = 15_000) {}
+  private readonly perOwner = new Map<string, number>();
+  private open = 0;
+  readonly limits: Readonly<StreamLimits>;
+  constructor(
+    readonly recheckMs = 15_000,
+    limits: Partial<StreamLimits> = {},
+  ) {
+    this.limits = Object.freeze({ ...DEFAULT_STREAM_LIMITS, ...limits });
+  }
 
   /** Something about sessions changed: every open stream re-checks now. */
   changed(): void {
@@ -16,9 +38,11 @@ export class SessionStreams {
 
   /**
    * A signal that aborts with `base`, or when `stillValid()` turns false (then `ended()` is
-   * true). Call `dispose()` when the stream ends.
+   * true). Call `dispose()` when the stream ends. Throws StreamLimitError when `owner` (a session)
+   * or the panel already has as many streams open as allowed.
    */
-  bind(base: AbortSignal, stillValid: () => boolean): { signal: AbortSignal; ended(): boolean; dispose(): void } {
+  bind(base: AbortSignal, stillValid: () => boolean, owner: string | null = null): { signal: AbortSignal; ended(): boolean; dispose(): void } {
+    const release = this.take(owner);
     const ctl = new AbortController();
     let revoked = false;
     const check = () => {
@@ -44,6 +68,7 @@ export class SessionStreams {
       signal: ctl.signal,
       ended: () => revoked,
       dispose: () => {
+        release();
         clearInterval(timer);
         this.listeners.delete(check);
         base.removeEventListener("abort", onBase);
@@ -53,5 +78,29 @@ export class SessionStreams {
 
   get openCount(): number {
     return this.listeners.size;
+  }
+
+  private take(owner: string | null): () => void {
+    const mine = owner === null ? 0 : (this.perOwner.get(owner) ?? 0);
+    if (owner !== null && mine >= this.limits.perOwner) {
+      throw new StreamLimitError(
+        `This session already has ${mine} live streams open (at most ${this.limits.perOwner}, GPUDECK_STREAMS_PER_SESSION); close some tabs or pages and try again.`,
+      );
+    }
+    if (this.open >= this.limits.total) {
+      throw new StreamLimitError(`The panel has ${this.open} live streams open, its limit (GPUDECK_STREAMS_MAX); try again later.`);
+    }
+    this.open++;
+    if (owner !== null) this.perOwner.set(owner, mine + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      if (owner === null) return;
+      const left = (this.perOwner.get(owner) ?? 1) - 1;
+      if (left > 0) this.perOwner.set(owner, left);
+      else this.perOwner.delete(owner);
+    };
   }
 }

@@ -25,7 +25,7 @@ import type { LazyStore } from "../store/lazyStore";
 import type { AlertsService } from "../alerts/service";
 import type { StatusPageService } from "../statusPage/statusService";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
-import type { SessionStreams } from "./sessionStreams";
+import { StreamLimitError, type SessionStreams } from "./sessionStreams";
 
 // --- 1. Context -----------------------------------------------------------------------
 
@@ -176,7 +176,16 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
-  const bound = services.streams.bind(base.signal, stillValid);
+  // streams are capped per session (a proxy identity counts as one) and per panel; demo mode shares one identity
+  const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
+  let bound: ReturnType<SessionStreams["bind"]>;
+  try {
+    bound = services.streams.bind(base.signal, stillValid, owner);
+  } catch (err) {
+    base.dispose();
+    if (err instanceof StreamLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: err.message });
+    throw err;
+  }
   return {
     signal: bound.signal,
     throwIfEnded() {

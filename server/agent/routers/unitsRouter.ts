@@ -9,6 +9,7 @@ import type { UnitAction } from "../../contract/types";
 import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
 import { diagnoseUnit } from "../diagnoseUnit";
+import { JournalStreamError, sharedJournalsFor } from "../journalShare";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
 
 export function createUnitsRouter(services: AgentServices) {
@@ -64,9 +65,13 @@ export function createUnitsRouter(services: AgentServices) {
       const name = allowed(input.name);
       const linked = linkSignals(signal, services.shutdown);
       try {
-        for await (const entry of hub.host.systemd.followJournal(name, linked.signal, { afterCursor: input.lastEventId ?? undefined })) {
+        // one journalctl per unit for all its viewers (../journalShare.ts)
+        for await (const entry of sharedJournalsFor(hub.host.systemd).follow(name, linked.signal, input.lastEventId ?? undefined)) {
           yield tracked(entry.cursor, entry);
         }
+      } catch (err) {
+        if (err instanceof JournalStreamError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: err.message });
+        throw err;
       } finally {
         linked.dispose();
       }

@@ -1,0 +1,145 @@
+/**
+ * One `journalctl --follow` per unit, whatever the number of viewers: each follower process runs
+ * on the GPU host at the agent's priority, so N browsers on a unit's page must not mean N of them.
+ *
+ * The first viewer of a unit starts the follower (continuing after its last line when it
+ * reconnects, as before); a viewer joining a running one gets the live lines from then on, and,
+ * when it reconnects with a cursor, what it missed from a one-shot read of the unit's recent journal
+ * (overlap with the live lines dropped by cursor). Each viewer has a bounded queue: one that falls
+ * behind is told to reconnect, never slows the others. The follower stops with its last viewer,
+ * and a failing follower ends every viewer's stream with its error (they reconnect by cursor).
+ */
+import type { JournalEntry } from "../contract/types";
+import { BoundedQueue, StreamOverflow } from "../streams/boundedQueue";
+
+/** What the sharing needs of the systemd adapter (the real one and the simulator have both). */
+export interface JournalSource {
+  followJournal(name: string, signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
+  journal(name: string, lines: number): Promise<JournalEntry[]>;
+}
+
+export interface JournalShareOptions {
+  /** Lines a viewer may fall behind by before it is told to reconnect. */
+  queueLimit?: number;
+  /** Journal streams this agent serves at most, all units together. */
+  maxViewers?: number;
+  /** How far back a joining viewer's missed lines are looked for (journalctl --lines). */
+  backlogLines?: number;
+}
+
+export class JournalStreamError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "fell-behind" | "too-many",
+  ) {
+    super(message);
+  }
+}
+
+interface Viewer {
+  queue: BoundedQueue<JournalEntry>;
+}
+
+interface Follower {
+  ctl: AbortController;
+  viewers: Set<Viewer>;
+}
+
+export class SharedJournals {
+  private readonly followers = new Map<string, Follower>();
+  private viewerCount = 0;
+  private readonly queueLimit: number;
+  private readonly maxViewers: number;
+  private readonly backlogLines: number;
+
+  constructor(
+    private readonly source: JournalSource,
+    opts: JournalShareOptions = {},
+  ) {
+    this.queueLimit = opts.queueLimit ?? 1000;
+    this.maxViewers = opts.maxViewers ?? 500;
+    this.backlogLines = opts.backlogLines ?? 5000;
+  }
+
+  /** journalctl processes running now (one per followed unit). */
+  followerCount(): number {
+    return this.followers.size;
+  }
+
+  viewers(): number {
+    return this.viewerCount;
+  }
+
+  /** A viewer's stream of `name`'s journal until `signal` aborts; `afterCursor` resumes after that line. */
+  async *follow(name: string, signal: AbortSignal, afterCursor?: string): AsyncGenerator<JournalEntry> {
+    if (signal.aborted) return;
+    if (this.viewerCount >= this.maxViewers) {
+      throw new JournalStreamError(`this agent already serves ${this.viewerCount} journal streams, its limit; try again later`, "too-many");
+    }
+    const viewer: Viewer = { queue: new BoundedQueue(this.queueLimit) };
+    this.viewerCount++;
+    let follower = this.followers.get(name);
+    const joined = follower !== undefined;
+    if (!follower) follower = this.start(name, afterCursor);
+    follower.viewers.add(viewer);
+    try {
+      let seen: Set<string> | null = null;
+      let sinceUsec = -Infinity;
+      if (joined && afterCursor) {
+        // live lines queue up meanwhile; what came before them is read once
+        const recent = await this.source.journal(name, this.backlogLines);
+        const at = recent.findIndex((e) => e.cursor === afterCursor);
+        const missed = at >= 0 ? recent.slice(at + 1) : recent;
+        if (at >= 0) sinceUsec = recent[at]!.atUsec;
+        seen = new Set(missed.map((e) => e.cursor));
+        for (const e of missed) {
+          if (signal.aborted) return;
+          yield e;
+        }
+      }
+      for await (const e of viewer.queue.drain(signal)) {
+        if (seen?.has(e.cursor) || e.atUsec < sinceUsec || e.cursor === afterCursor) continue;
+        yield e;
+      }
+    } catch (err) {
+      if (err instanceof StreamOverflow)
+        throw new JournalStreamError("this journal stream fell behind; reconnect to continue after its last line", "fell-behind");
+      throw err;
+    } finally {
+      this.viewerCount--;
+      follower.viewers.delete(viewer);
+      if (follower.viewers.size === 0 && this.followers.get(name) === follower) {
+        this.followers.delete(name);
+        follower.ctl.abort();
+      }
+    }
+  }
+
+  private start(name: string, afterCursor: string | undefined): Follower {
+    const follower: Follower = { ctl: new AbortController(), viewers: new Set() };
+    this.followers.set(name, follower);
+    void (async () => {
+      try {
+        for await (const e of this.source.followJournal(name, follower.ctl.signal, afterCursor ? { afterCursor } : {})) {
+          for (const v of follower.viewers) v.queue.push(e);
+        }
+        for (const v of follower.viewers) v.queue.end();
+      } catch (err) {
+        for (const v of follower.viewers) v.queue.fail(err);
+      } finally {
+        // a follower that ended on its own is not reused: the next viewer starts a new one
+        if (this.followers.get(name) === follower) this.followers.delete(name);
+      }
+    })();
+    return follower;
+  }
+}
+
+const shares = new WeakMap<object, SharedJournals>();
+
+/** The shared followers of one systemd adapter (one per agent). */
+export function sharedJournalsFor(source: JournalSource, opts?: JournalShareOptions): SharedJournals {
+  let s = shares.get(source);
+  if (!s) shares.set(source, (s = new SharedJournals(source, opts)));
+  return s;
+}
