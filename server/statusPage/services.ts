@@ -63,6 +63,11 @@ export function clockUtc(ms: number): string {
 
 const usecToMs = (usec: number): number | null => (usec > 0 ? Math.floor(usec / 1000) : null);
 
+/** The engine's stage in words ("loading weights"), or "loading" when it says more than words (a path, a number). */
+export function plainStage(stage: string | null): string {
+  return stage && /^[A-Za-z][A-Za-z \-]{0,40}$/.test(stage) ? stage : "loading";
+}
+
 const START_WORDS: Record<string, string> = {
   condition: "checking conditions",
   "start-pre": "preparing",
@@ -82,13 +87,13 @@ export function unitStatus(host: StatusHost | undefined, unitName: string): Unit
   switch (u.activeState) {
     case "active":
     case "reloading":
-      if (r?.state === "loading") return { state: "starting", words: `Starting — ${r.stage ?? "loading"}`, sinceMs: r.sinceMs };
+      if (r?.state === "loading") return { state: "starting", words: `Starting — ${plainStage(r.stage)}`, sinceMs: r.sinceMs };
       if (r?.state === "not-serving" || r?.state === "failed") return { state: "degraded", words: "Degraded — not answering", sinceMs: r.sinceMs };
       return { state: "serving", words: "Serving", sinceMs: r?.state === "serving" ? r.sinceMs : since };
     case "activating":
       return {
         state: "starting",
-        words: `Starting — ${r?.state === "loading" && r.stage ? r.stage : (START_WORDS[u.subState] ?? "starting")}`,
+        words: `Starting — ${r?.state === "loading" && r.stage ? plainStage(r.stage) : (START_WORDS[u.subState] ?? "starting")}`,
         sinceMs: since,
       };
     case "deactivating":

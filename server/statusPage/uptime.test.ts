@@ -117,6 +117,10 @@ describe("service state in plain words", () => {
     };
     expect(unitStatus(host({ "a.service": { readiness: loading } }), "a.service").words).toBe("Starting — loading weights");
     expect(unitStatus(host({ "a.service": { activeState: "activating", subState: "start-pre" } }), "a.service").words).toBe("Starting — preparing");
+    // an engine's stage that says more than words (a path) is not shown
+    expect(unitStatus(host({ "a.service": { readiness: { ...loading, stage: "loading /models/secret-70b shard 3" } } }), "a.service").words).toBe(
+      "Starting — loading",
+    );
     expect(unitStatus(host({ "a.service": { activeState: "failed", subState: "failed" } }), "a.service").words).toBe("Down since 03:12 UTC");
     expect(unitStatus(host({ "a.service": {} }, { state: "down" }), "a.service").state).toBe("unknown");
   });
