@@ -14,7 +14,8 @@ export interface Evidence {
   source: EvidenceSource;
 }
 
-export type DiagnosisActionKind = "reset-failed" | "restart" | "start" | "stop" | "open-unit";
+/** "stop-loop": `units.stopLoop` (stop + reset-failed); "restart-when-free": `units.restart` with `waitForGpus: true`. */
+export type DiagnosisActionKind = "reset-failed" | "restart" | "start" | "stop" | "open-unit" | "stop-loop" | "restart-when-free";
 
 export interface NextStep {
   text: string;
@@ -68,6 +69,10 @@ export const DIAGNOSIS_CODES = [
   // stopping (case 9)
   "stopping",
   "stop-stuck",
+  // GPU faults: an Xid in the kernel log on the unit's GPUs or from its process
+  "gpu-xid",
+  // a Restart= loop systemd's start limit can never end (GPUDECK_CRASH_LOOP rule)
+  "crash-loop-endless",
 ] as const;
 
 export type DiagnosisCode = (typeof DIAGNOSIS_CODES)[number];

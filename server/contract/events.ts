@@ -3,6 +3,8 @@
  * of an action someone took. Part of the contract: imports nothing else of the project.
  */
 import type { BackendStatus, GpuSample, JobEvent, UnitAction, UnitSummary, UnitTransition } from "./types";
+import type { GpuFault } from "./faults";
+import type { Operation } from "./operations";
 
 export interface ActionRecord {
   id: string;
@@ -39,7 +41,11 @@ export type AgentEvent =
   | { kind: "job"; job: JobEvent }
   | { kind: "action"; action: ActionRecord }
   | { kind: "gpu"; sample: GpuSample }
-  | { kind: "status"; systemd: BackendStatus; telemetry: BackendStatus };
+  | { kind: "status"; systemd: BackendStatus; telemetry: BackendStatus }
+  /** a GPU-aware start/restart entered a step or reported progress (./operations.ts) */
+  | { kind: "operation"; operation: Operation }
+  /** an Xid from the kernel log (./faults.ts) */
+  | { kind: "fault"; fault: GpuFault };
 
 export interface StoredEvent {
   id: string;

@@ -7,6 +7,8 @@
 import { z } from "zod";
 import type { ActionRecord } from "./events";
 import type { BackendStatus, GpuSample, JobEvent, Ms, UnitSummary, UnitTransition } from "./types";
+import type { GpuFault } from "./faults";
+import type { Operation } from "./operations";
 
 // --- host names ---------------------------------------------------------------------------
 
@@ -101,7 +103,10 @@ export type PanelEvent =
   | { kind: "job"; host: string; job: JobEvent }
   | { kind: "action"; host: string; action: ActionRecord }
   | { kind: "gpu"; host: string; sample: GpuSample }
-  | { kind: "status"; host: string; systemd: BackendStatus; telemetry: BackendStatus };
+  | { kind: "status"; host: string; systemd: BackendStatus; telemetry: BackendStatus }
+  /** `operation.host` is the panel's name for the host, like `host` */
+  | { kind: "operation"; host: string; operation: Operation }
+  | { kind: "fault"; host: string; fault: GpuFault };
 
 /**
  * Ids of host and unit scope events carry the agent's own position: `<host>~<agent boot id>-<seq>`,

@@ -14,8 +14,17 @@ export const lastEventIdSchema = z.string().max(1000).nullish();
 
 export const unitInput = z.object({ name: unitNameSchema }).strict();
 
+/**
+ * GPU-aware start/restart ("when its GPUs are free", ./operations.ts): only for start and restart;
+ * timeoutMs bounds the stop and the wait (default: the unit's TimeoutStartSec, capped at 10 min).
+ */
+export const waitForGpusFields = {
+  waitForGpus: z.boolean().optional(),
+  timeoutMs: z.number().int().min(1000, "timeoutMs must be at least 1000 (1 s)").max(86_400_000, "timeoutMs must be at most 86400000 (24 h)").optional(),
+};
+
 /** start / stop / restart / reset-failed / kill at the agent. */
-export const unitActionInput = z.object({ name: unitNameSchema, reason: reasonSchema }).strict();
+export const unitActionInput = z.object({ name: unitNameSchema, reason: reasonSchema, ...waitForGpusFields }).strict();
 
 /** The same at the panel, on one of its hosts, which may ask for a confirmation first. */
 export const panelUnitActionInput = z
@@ -25,6 +34,7 @@ export const panelUnitActionInput = z
     reason: reasonSchema,
     /** The operator saw "X restarted this N s ago" and wants to act anyway. */
     confirmed: z.boolean().optional(),
+    ...waitForGpusFields,
   })
   .strict();
 

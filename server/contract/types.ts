@@ -6,6 +6,7 @@
  * that unit (`Usec`) for anything that comes from systemd so nothing is rounded away, and
  * use milliseconds since the epoch (`Ms`) for our own clocks (GPU samples, job bookkeeping).
  */
+import type { CrashLoopMarker } from "./faults";
 
 export type Usec = number; // microseconds since the Unix epoch (systemd's own clock)
 export type Ms = number; // milliseconds since the Unix epoch
@@ -35,6 +36,8 @@ export interface UnitSummary extends UnitStatePair {
   stateChangeUsec: Usec;
   /** The job systemd is running for the unit right now, if any. */
   job: { id: number; type: string } | null;
+  /** Set while the unit restarts in a loop (N restarts in M minutes, GPUDECK_CRASH_LOOP); absent otherwise. */
+  crashLoop?: CrashLoopMarker;
 }
 
 export interface ExecCommand {
@@ -167,6 +170,15 @@ export interface GpuReading {
   utilizationPct: number | null;
   temperatureC: number | null;
   powerW: number | null;
+  /**
+   * Why clocks are held down (clocks_event_reasons.active, decoded: "sw_power_cap",
+   * "hw_thermal_slowdown" …; "gpu_idle" and "applications_clocks_setting" included as reported);
+   * [] = none; null or absent = not reported.
+   */
+  throttleReasons?: string[] | null;
+  /** ECC errors since the driver loaded (ecc.errors.*.volatile.total); null or absent = not reported (ECC off or unsupported) */
+  eccCorrectedVolatile?: number | null;
+  eccUncorrectedVolatile?: number | null;
 }
 
 /** One row of --query-compute-apps. */
@@ -197,6 +209,8 @@ export interface GpuHolder {
   cmdline: string[];
   state: ProcState;
   usedMiB: number;
+  /** nvidia-smi printed no number for this process's memory ([N/A], e.g. Windows WDDM): `usedMiB` is 0 but means "unknown" — never show it as 0 */
+  usedMiBUnknown?: true;
   /** for exited holders: when the process was last seen alive */
   exitedAtMs?: Ms;
 }
@@ -210,4 +224,13 @@ export interface GpuAttributed extends GpuReading {
 export interface GpuSample {
   atMs: Ms;
   gpus: GpuAttributed[];
+  /** Unified-memory hosts (GB10: memory.used/total are [N/A]): the host memory the GPU shares (/proc/meminfo) */
+  memoryPool?: MemoryPool;
+}
+
+/** The host's memory as the pool a unified-memory GPU allocates from. */
+export interface MemoryPool {
+  totalMiB: number;
+  availableMiB: number;
+  unified: true;
 }
