@@ -28,6 +28,11 @@ export interface FakeGpu {
   /** print "Unable to determine the device handle …" instead of this GPU's row */
   lost?: boolean;
   mig?: { profile: string; uuid: string }[];
+  /** clocks_event_reasons.active bits (default 0: none) */
+  throttleMask?: number;
+  /** ecc.errors.*.volatile.total (default 0; null prints [N/A], as with ECC off) */
+  eccCorrectedVolatile?: number | null;
+  eccUncorrectedVolatile?: number | null;
 }
 
 export interface FakeAllocation {

@@ -64,6 +64,32 @@ export interface GpuAdapter {
 export interface ProcAdapter {
   /** State, command line and systemd unit of a PID (unit null when outside any unit). */
   inspect(pid: number): Promise<{ info: ProcessInfo; unit: string | null }>;
+  /** The host's MemTotal/MemAvailable (/proc/meminfo), the pool of unified-memory GPUs. Optional: without it no pool is shown. */
+  meminfo?(): Promise<HostMemory | null>;
+  /**
+   * SIGKILL `pid` only if it is still the process that started at `startedAtMs` (a reused PID is
+   * left alone). Optional: without it GPU holders cannot be killed from gpudeck.
+   */
+  killProcess?(pid: number, startedAtMs: number): Promise<KillOutcome>;
+}
+
+export interface HostMemory {
+  totalMiB: number;
+  availableMiB: number;
+}
+
+export type KillOutcome = { killed: true } | { killed: false; reason: string };
+
+/** One kernel log message (`journalctl -k`): where GPU faults (NVIDIA Xid) are reported. */
+export interface KernelMessage {
+  atMs: number;
+  message: string;
+}
+
+export interface KernelLogAdapter {
+  /** Deliver this boot's recent kernel messages, then new ones as they come, until close(). Never throws. */
+  start(onMessage: (m: KernelMessage) => void): void;
+  close(): Promise<void>;
 }
 
 export interface HostAdapter {
@@ -71,4 +97,6 @@ export interface HostAdapter {
   systemd: SystemdAdapter;
   gpu: GpuAdapter;
   procs: ProcAdapter;
+  /** Optional: without it no GPU faults are read. */
+  kernelLog?: KernelLogAdapter;
 }

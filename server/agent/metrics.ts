@@ -8,6 +8,8 @@
  */
 import { Counter, Gauge, Registry } from "prom-client";
 import type { BackendStatus, GpuSample, UnitSummary } from "../contract/types";
+import type { GpuFault } from "../contract/faults";
+import { registerFaultMetrics, registerHealthMetrics } from "./healthMetrics";
 
 export interface MetricsInput {
   /** the latest attributed GPU sample, or null when there is none */
@@ -19,6 +21,8 @@ export interface MetricsInput {
   systemd?: BackendStatus;
   /** open events.watch streams (a panel holds one per agent, whatever its number of viewers) */
   eventStreams?: number;
+  /** Xids seen this run (gpudeck_gpu_xid_errors_total) */
+  faults?: readonly GpuFault[];
 }
 
 const MIB = 1024 * 1024;
@@ -103,6 +107,8 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
       setIfNumber(temp, labels, g.temperatureC, 1);
       setIfNumber(power, labels, g.powerW, 1);
       for (const h of g.holders) {
+        // nvidia-smi printed [N/A] for this process: no number, so no series (never 0)
+        if (h.usedMiBUnknown) continue;
         procMem.set({ uuid: g.uuid, pid: String(h.pid), unit: h.unit ?? "", process: h.processName, kind: h.kind }, h.usedMiB * MIB);
       }
       if (g.memoryUsedMiB !== null) unattributed.set({ uuid: g.uuid }, g.unattributedMiB * MIB);
@@ -126,6 +132,9 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
   if (input.eventStreams !== undefined) {
     new Gauge({ name: "gpudeck_agent_event_streams", help: "open events.watch subscriptions (one per panel process)", registers }).set(input.eventStreams);
   }
+
+  if (fresh && input.sample) registerHealthMetrics(registers, input.sample);
+  if (input.faults) registerFaultMetrics(registers, input.faults);
 
   return registry.metrics();
 }

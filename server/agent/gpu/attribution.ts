@@ -104,6 +104,8 @@ export class GpuAttributor {
         // A reused pid is a different process.
         if (known && isReused(known, ins)) known = undefined;
         const usedMiB = app.usedMiB ?? 0;
+        // [N/A] (e.g. Windows WDDM): counted as 0 in sums, flagged so nothing shows or exports it as 0
+        const unknown = app.usedMiB === null ? ({ usedMiBUnknown: true } as const) : {};
         if (!DEAD_STATES.has(ins.info.state)) {
           const unit = ins.unit;
           const processName = app.processName || known?.processName || ins.info.cmdline[0] || "";
@@ -115,6 +117,7 @@ export class GpuAttributor {
             cmdline: ins.info.cmdline,
             state: ins.info.state,
             usedMiB,
+            ...unknown,
           });
           mem.holders.set(app.pid, {
             pid: app.pid,
@@ -148,6 +151,7 @@ export class GpuAttributor {
             cmdline: entry.cmdline,
             state: ins.info.state,
             usedMiB,
+            ...unknown,
             exitedAtMs: entry.lastSeenAliveAtMs ?? firstSeenDeadAtMs,
           });
         }

@@ -8,6 +8,7 @@
  * compute-app rows are split from both ends.
  */
 import type { ComputeApp, GpuReading } from "../../contract/types";
+import { parseEccCount, parseThrottleReasons } from "./health";
 
 // ---------------------------------------------------------------------------------------
 // Columns
@@ -41,6 +42,8 @@ const GPU_COLUMN_ALIASES: Record<string, string> = {
   "pci.busid": "pci.bus_id",
   "utilization.gpu_util": "utilization.gpu",
   "temperature.gpu.current": "temperature.gpu",
+  // drivers before 535 (and their headers) use the old name
+  "clocks_throttle_reasons.active": "clocks_event_reasons.active",
 };
 
 /** Alias → canonical name for --query-compute-apps (`used_memory` prints as `used_gpu_memory`). */
@@ -176,6 +179,10 @@ export function parseGpuRow(line: string, index: ColumnIndex): GpuReading | null
     utilizationPct: parseNumberCell(cell("utilization.gpu")),
     temperatureC: parseNumberCell(cell("temperature.gpu")),
     powerW: power,
+    // health fields only when queried (./health.ts), so a reading without them has no such keys
+    ...(index.at("clocks_event_reasons.active") >= 0 ? { throttleReasons: parseThrottleReasons(cell("clocks_event_reasons.active")) } : {}),
+    ...(index.at("ecc.errors.corrected.volatile.total") >= 0 ? { eccCorrectedVolatile: parseEccCount(cell("ecc.errors.corrected.volatile.total")) } : {}),
+    ...(index.at("ecc.errors.uncorrected.volatile.total") >= 0 ? { eccUncorrectedVolatile: parseEccCount(cell("ecc.errors.uncorrected.volatile.total")) } : {}),
   };
 }
 

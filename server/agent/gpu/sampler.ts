@@ -22,6 +22,7 @@ import {
   parseHeaderLine,
   type ColumnIndex,
 } from "./csv";
+import { GPU_FIELD_FALLBACKS, GPU_HEALTH_QUERY_FIELDS } from "./health";
 
 export interface NvidiaSmiAdapterOptions {
   /** GPUDECK_NVIDIA_SMI, or plain "nvidia-smi" to search PATH */
@@ -103,7 +104,16 @@ export class RoundAssembler {
 // The adapter
 
 /** Fields we can live without if a driver rejects them (`Field "x" is not a valid field`). */
-const OPTIONAL_GPU_FIELDS = new Set(["name", "pci.bus_id", "utilization.gpu", "temperature.gpu", "power.draw", "index"]);
+const OPTIONAL_GPU_FIELDS = new Set([
+  "name",
+  "pci.bus_id",
+  "utilization.gpu",
+  "temperature.gpu",
+  "power.draw",
+  "index",
+  ...GPU_HEALTH_QUERY_FIELDS,
+  ...Object.values(GPU_FIELD_FALLBACKS),
+]);
 
 const OUTPUT_TAIL_CHARS = 4096;
 const MAX_LINE_CHARS = 65536;
@@ -126,7 +136,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private readonly quietGapMs: number;
   private readonly env: NodeJS.ProcessEnv | undefined;
 
-  private fields: string[] = [...GPU_QUERY_FIELDS];
+  private fields: string[] = [...GPU_QUERY_FIELDS, ...GPU_HEALTH_QUERY_FIELDS];
   private onSample: (s: GpuRawSample) => void = () => {};
   private onStatus: (s: BackendStatus) => void = () => {};
   private current: BackendStatus = { state: "disabled", message: "not started", sinceMs: Date.now() };
@@ -387,8 +397,9 @@ export class NvidiaSmiSampler implements GpuAdapter {
     if (field && !this.loopKilledByUs) {
       const canonical = this.fields.find((f) => f === field || field.toLowerCase() === f);
       if (canonical && OPTIONAL_GPU_FIELDS.has(canonical)) {
-        this.fields = this.fields.filter((f) => f !== canonical);
-        this.log(`nvidia-smi: this driver does not know "${canonical}"; querying without it`);
+        const older = GPU_FIELD_FALLBACKS[canonical];
+        this.fields = older ? this.fields.map((f) => (f === canonical ? older : f)) : this.fields.filter((f) => f !== canonical);
+        this.log(`nvidia-smi: this driver does not know "${canonical}"; querying ${older ? `"${older}" instead` : "without it"}`);
         this.spawnLoop();
         return;
       }
