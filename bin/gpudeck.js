@@ -6,7 +6,9 @@
  *   gpudeck doctor [--config FILE] [--agent|--panel]  checks this machine's setup
  *   gpudeck user   [--config FILE] add|passwd|disable|enable|set|list|setup-token …
  * --config FILE (or GPUDECK_CONFIG) names the config file; without either, /etc/gpudeck/gpudeck.toml
- * is read when it exists (GPUDECK_CONFIG= set empty reads none).
+ * is read when it exists (GPUDECK_CONFIG= set empty reads none). `gpudeck user` as root on a host
+ * whose panel runs as the unit's dynamic user runs as that user (systemd-run), so the database
+ * stays the panel's.
  *
  * Each command runs `node --import tsx <entry>` (tsx is a dependency) as a child process and exits
  * as the child does. SIGTERM and SIGHUP sent to this process are passed on (the units use
@@ -21,6 +23,7 @@ import { missingBuildLinks, restoreBuildLinks } from "./buildLinks.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_CONFIG = "/etc/gpudeck/gpudeck.toml";
+const PANEL_STATE = "/var/lib/private/gpudeck-panel"; // the panel unit's StateDirectory with DynamicUser=yes
 const ENTRIES = {
   agent: "server/agent/main.ts",
   panel: "server/panel/serve.ts",
@@ -57,6 +60,33 @@ function takeConfig(args) {
     else rest.push(a);
   }
   return { config, rest };
+}
+
+/**
+ * The panel unit's database is in a state directory only its dynamic user may write (and only
+ * inside a unit); root writing there would leave files the panel cannot open. So `gpudeck user`
+ * as root runs as that user, with the unit's settings, through systemd-run. Null: run here.
+ */
+function asPanelUnit(rest, env) {
+  if (process.getuid?.() !== 0 || env.GPUDECK_DATA_DIR !== undefined || !existsSync(PANEL_STATE)) return null;
+  const props = ["DynamicUser=yes", "User=gpudeck-panel", "StateDirectory=gpudeck-panel", "EnvironmentFile=-/etc/gpudeck/panel.env"];
+  const config = env.GPUDECK_CONFIG ? ["-E", `GPUDECK_CONFIG=${env.GPUDECK_CONFIG}`] : [];
+  return [
+    "systemd-run",
+    "--quiet",
+    "--wait",
+    "--collect",
+    process.stdin.isTTY ? "--pty" : "--pipe",
+    ...props.flatMap((p) => ["-p", p]),
+    "-E",
+    "GPUDECK_DATA_DIR=/var/lib/gpudeck-panel",
+    ...config,
+    "--",
+    process.execPath,
+    fileURLToPath(import.meta.url),
+    "user",
+    ...rest,
+  ];
 }
 
 /** The panel serves a prebuilt app: it must be there, with its links to the server packages. */
@@ -97,14 +127,21 @@ if (command === "panel") {
 }
 
 // tsx from this package's own dependencies, whatever the working directory
-const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), path.join(root, entry), ...rest], { stdio: "inherit", env });
+const [file, ...argv] = (command === "user" && asPanelUnit(rest, env)) || [
+  process.execPath,
+  "--import",
+  import.meta.resolve("tsx"),
+  path.join(root, entry),
+  ...rest,
+];
+const child = spawn(file, argv, { stdio: "inherit", env });
 for (const signal of ["SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
     if (child.exitCode === null) child.kill(signal);
   });
 }
 process.on("SIGINT", () => {}); // wait for the child, which got it too
-child.on("error", (err) => fail(`cannot start ${process.execPath}: ${err.message}`, 1));
+child.on("error", (err) => fail(`cannot start ${file}: ${err.message}`, 1));
 child.on("exit", (code, signal) => {
   if (signal) {
     process.removeAllListeners(signal); // end the same way, so a caller sees the signal

@@ -6,7 +6,7 @@ import { runUserCli } from "../server/auth/cli";
 import { applyConfigFileOrExit } from "../server/config/configFile";
 
 // GPUDECK_CONFIG: the panel's data dir (or database) from the config file, as the panel reads it
-applyConfigFileOrExit(process.env, "panel", { log: (m) => console.error(m) });
+applyConfigFileOrExit(process.env, "panel", { hosts: false, log: (m) => console.error(m) });
 
 const code = await runUserCli(process.argv.slice(2), {
   env: process.env,

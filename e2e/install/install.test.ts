@@ -3,8 +3,9 @@
  * the packed tarball under /opt/gpudeck, deploy/'s units, sysusers file, polkit rule and example
  * config as shipped. The units pass systemd-analyze verify; the agent runs as the unprivileged
  * user gpudeck and, through the polkit rule, starts a unit the rule lists and is refused one it
- * does not; the panel runs as a dynamic user and answers over HTTP; doctor, run as the agent
- * runs, passes, and fails on a wrong glob; the root drop-in lets the agent manage any unit it shows.
+ * does not; the panel runs as a dynamic user and answers over HTTP, and `gpudeck user` as root
+ * keeps its database its own; doctor passes, and fails on a unit polkit refuses and on a glob
+ * that matches nothing; the root drop-in lets the agent manage any unit it shows.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
@@ -141,6 +142,15 @@ describe.skipIf(skip)("installed gpudeck under real systemd", () => {
     // its state directory is its own; the installed package stays read-only to it
     expect((await sh(["stat", "-c", "%U %a", "/var/lib/private/gpudeck-panel"])).stdout.trim()).toMatch(/ 700$/);
     expect((await sh(["ls", "/var/lib/gpudeck-panel/"])).stdout).toContain("panel.db");
+  });
+
+  it("gpudeck user, run as root, manages the panel's users as the panel's own user", async () => {
+    const add = await sh([GPUDECK_BIN, "user", "add", "alice", "--role", "admin", "--no-password"], 60_000);
+    expect(add.code, add.stdout + add.stderr).toBe(0);
+    expect((await sh([GPUDECK_BIN, "user", "list"], 60_000)).stdout).toMatch(/alice.*admin/);
+    // nothing in the panel's state directory belongs to root, so the panel can still write it
+    expect((await sh(["find", "/var/lib/private/gpudeck-panel", "-user", "root"])).stdout.trim()).toBe("");
+    expect((await waitHttp(`http://127.0.0.1:${panelPort}/login`, "the panel", 10_000)).status).toBe(200);
   });
 
   it("doctor passes on the installed host, and fails on a unit polkit refuses the agent's user and on a glob that matches nothing", async () => {

@@ -70,6 +70,17 @@ describe("config file errors name the key and the line", () => {
     expect(errorOf(() => configAssignments(list, "agent", {}))).toContain("f.toml:2: agent.units: list items may not contain commas");
   });
 
+  it("an https agent's ca_file (relative to the file) and fingerprint reach the agents list", () => {
+    const cfg = parseConfigText(
+      `[[hosts]]\nname = "a"\nurl = "https://a.example:9300"\ntoken = "${TOKEN}"\nca_file = "tls/ca.crt"\nfingerprint = "AB:CD"\n`,
+      "/etc/gpudeck/gpudeck.toml",
+    );
+    const [json] = configAssignments(cfg, "panel", {});
+    expect(JSON.parse(json!.value)).toEqual([
+      { name: "a", url: "https://a.example:9300", token: TOKEN, caFile: "/etc/gpudeck/tls/ca.crt", fingerprint: "AB:CD" },
+    ]);
+  });
+
   it("token_env naming a variable that is not set", () => {
     const cfg = parseConfigText('\n[[hosts]]\nname = "a"\nurl = "http://x:1"\ntoken_env = "GPUDECK_TOKEN_A"\n', "f.toml");
     expect(errorOf(() => configAssignments(cfg, "panel", {}))).toMatch(/^f\.toml:5: hosts\[0\]\.token_env: names GPUDECK_TOKEN_A, which is not set/);
@@ -211,6 +222,13 @@ token_file = "tokens/gpu-b.token"
     expect(errorOf(() => loadHostsFromEnv({ GPUDECK_AGENTS_JSON: "[]", GPUDECK_AGENTS_FILE: "/etc/gpudeck/agents.json" }, dir))).toContain(
       "set one of GPUDECK_AGENTS_JSON (the config file's [[hosts]]), GPUDECK_AGENTS_FILE and GPUDECK_AGENT_URL",
     );
+  });
+
+  it("a process that talks to no agent can leave [[hosts]] out (no tokens needed)", () => {
+    const env: Record<string, string | undefined> = {};
+    applyConfigFile(env, "panel", file, { hosts: false });
+    expect(env.GPUDECK_AGENTS_JSON).toBeUndefined();
+    expect(env.GPUDECK_DATA_DIR).toBe("/var/lib/gpudeck-panel");
   });
 
   it("no GPUDECK_CONFIG, no file: nothing changes", () => {

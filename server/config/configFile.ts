@@ -119,8 +119,13 @@ function toEnvText(s: Setting, value: unknown, dir: string): Record<string, stri
   }
 }
 
+export interface ApplyOptions {
+  /** false: leave [[hosts]] out (a process that never talks to agents, e.g. `gpudeck user`, needs no tokens) */
+  hosts?: boolean;
+}
+
 /** What the file sets for `role`, given the environment `env` it will be merged into. */
-export function configAssignments(config: ConfigFile, role: Role, env: Env): Assignment[] {
+export function configAssignments(config: ConfigFile, role: Role, env: Env, opts: ApplyOptions = {}): Assignment[] {
   const dir = path.dirname(config.file);
   const out: Assignment[] = [];
   const fail = (key: KeyPath, message: string): never => {
@@ -139,7 +144,7 @@ export function configAssignments(config: ConfigFile, role: Role, env: Env): Ass
     }
   }
   const hosts = config.values[HOSTS_KEY];
-  if (role === "panel" && hosts !== undefined) {
+  if (role === "panel" && hosts !== undefined && opts.hosts !== false) {
     if (valueAt(config.values, "panel.agents_file") !== undefined) fail([HOSTS_KEY], "give the agents as [[hosts]] or as panel.agents_file, not both");
     const overridden = HOSTS_VARS.some((v) => env[v] !== undefined);
     let json = "";
@@ -160,10 +165,10 @@ export function configAssignments(config: ConfigFile, role: Role, env: Env): Ass
  * Merge the config file named by `file` (default: env.GPUDECK_CONFIG) into `env` for `role`:
  * only variables the environment does not already have are set. Null when there is no file.
  */
-export function applyConfigFile(env: Env, role: Role, file = env.GPUDECK_CONFIG?.trim()): AppliedConfig | null {
+export function applyConfigFile(env: Env, role: Role, file = env.GPUDECK_CONFIG?.trim(), opts: ApplyOptions = {}): AppliedConfig | null {
   if (!file) return null;
   const config = readConfigFile(file);
-  const assignments = configAssignments(config, role, env);
+  const assignments = configAssignments(config, role, env, opts);
   for (const a of assignments) if (!a.overridden) env[a.env] = a.value;
   return { file: config.file, assignments, lines: config.lines };
 }
@@ -214,10 +219,14 @@ export function jsonPathAfter(message: string, envName: string): (string | numbe
  * For a process's start: apply the file, then run `validate` (the process's own loader) so an
  * error in a value from the file names its key and line. Prints the error and exits 2 on failure.
  */
-export function applyConfigFileOrExit(env: Env, role: Role, opts: { log: (msg: string) => void; validate?: () => unknown }): AppliedConfig | null {
+export function applyConfigFileOrExit(
+  env: Env,
+  role: Role,
+  opts: ApplyOptions & { log: (msg: string) => void; validate?: () => unknown },
+): AppliedConfig | null {
   let applied: AppliedConfig | null = null;
   try {
-    applied = applyConfigFile(env, role);
+    applied = applyConfigFile(env, role, undefined, opts);
     opts.validate?.();
   } catch (err) {
     if (err instanceof TypeError || err instanceof RangeError) throw err; // a bug, not a setting

@@ -58,7 +58,7 @@ export type ConfigFileValues = Record<string, unknown> & { [HOSTS_KEY]?: z.infer
 /** Keys allowed at a path of the file ([] = top level), for suggestions. */
 export function knownKeysAt(path: readonly (string | number)[]): string[] {
   if (path.length === 0) return [...Object.keys(TREE), HOSTS_KEY];
-  if (path[0] === HOSTS_KEY) return path.length === 2 ? ["name", "url", "token_file", "token_env", "token"] : [];
+  if (path[0] === HOSTS_KEY) return path.length === 2 ? ["name", "url", "token_file", "token_env", "token", "ca_file", "fingerprint"] : [];
   let node: Tree | SettingKind | undefined = TREE;
   for (const part of path) node = typeof node === "object" ? node[String(part)] : undefined;
   return typeof node === "object" ? Object.keys(node) : [];

@@ -7,6 +7,8 @@
  *               world-readable while the token lives in a root-only EnvironmentFile= of the unit
  *               (a DynamicUser panel cannot read root-only files itself)
  *   token       inline (then keep the config file private)
+ * An https:// agent may also name ca_file (PEM its certificate must chain to) and/or fingerprint
+ * (its certificate's SHA-256, pinned).
  */
 import path from "node:path";
 import { z } from "zod";
@@ -35,6 +37,9 @@ const hostSchema = z
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .optional(),
+    // https agents: the CA its certificate must chain to, and/or its pinned SHA-256 (hostsConfig checks both)
+    ca_file: z.string({ error: "must be a path in quotes" }).min(1, { error: "must not be empty" }).optional(),
+    fingerprint: z.string({ error: 'must be the certificate\'s SHA-256 in quotes, e.g. "AB:CD:…"' }).optional(),
   })
   .superRefine((host, ctx) => {
     const given = (["token_file", "token_env", "token"] as const).filter((k) => host[k] !== undefined);
@@ -61,6 +66,8 @@ interface AgentsFileEntry {
   url: string;
   token?: string;
   tokenFile?: string;
+  caFile?: string;
+  fingerprint?: string;
 }
 
 /** Thrown with the index of the entry and the key at fault. */
@@ -77,6 +84,8 @@ export class HostEntryError extends Error {
 export function hostsToAgentsJson(hosts: readonly HostEntry[], configDir: string, env: Readonly<Record<string, string | undefined>>): string {
   const list: AgentsFileEntry[] = hosts.map((h, i) => {
     const entry: AgentsFileEntry = { name: h.name, url: h.url };
+    if (h.ca_file !== undefined) entry.caFile = path.resolve(configDir, h.ca_file);
+    if (h.fingerprint !== undefined) entry.fingerprint = h.fingerprint;
     if (h.token_file !== undefined) entry.tokenFile = path.resolve(configDir, h.token_file);
     else if (h.token !== undefined) entry.token = h.token;
     else if (h.token_env !== undefined) {

@@ -10,7 +10,7 @@ import { loadPanelConfig } from "../panel/config";
 import { applyConfigFile, explainWithConfig, readConfigFile, type AppliedConfig, type Env } from "../config/configFile";
 import type { Role } from "../config/settings";
 import { checkAgent } from "./checks/agents";
-import { checkConfigPrivacy, checkDataDir } from "./checks/files";
+import { checkConfigPrivacy, checkDataDir, checkTlsPair } from "./checks/files";
 import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
 import { checkJournal } from "./checks/journal";
 import { checkPublicUrl } from "./checks/panelUrl";
@@ -87,7 +87,24 @@ async function agentChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | 
     await probe.close();
   }
   out.push(await checkDataDir(deps.files, config.dataDir, "agent"));
+  out.push(await agentTls(deps, config));
   return out;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** The agent's TLS files when it serves HTTPS; plain HTTP is fine on loopback only. */
+async function agentTls(deps: DoctorDeps, config: ReturnType<typeof loadAgentConfig>): Promise<CheckResult> {
+  // `tls` (GPUDECK_AGENT_TLS_CERT/KEY) is read loosely: older agent configs have no such field
+  const tls = (config as { tls?: { certFile: string; keyFile: string } | null }).tls;
+  if (tls) return checkTlsPair(deps.files, "agent", tls.certFile, tls.keyFile);
+  if (LOOPBACK.test(config.host)) return { id: "TLS (agent)", status: "ok", detail: `plain HTTP on ${config.host} (loopback only)` };
+  return {
+    id: "TLS (agent)",
+    status: "warn",
+    detail: `the agent listens on ${config.host} over plain HTTP: its bearer token travels in clear`,
+    fix: "set agent.tls_cert and agent.tls_key (GPUDECK_AGENT_TLS_CERT/KEY) and give the panel https:// URLs, or keep the network private",
+  };
 }
 
 async function panelChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | null): Promise<CheckResult[]> {
