@@ -9,6 +9,8 @@
  *   --data-dir DIR       GPUDECK_DATA_DIR       (default ./.data)
  *   --simulate           GPUDECK_SIMULATE=1
  *   --gpu-interval-ms N  GPUDECK_GPU_INTERVAL_MS (default 1000)
+ *   --crash-loop N/M     GPUDECK_CRASH_LOOP     (N restarts within M make a crash loop; default 5/10m)
+ *   --journalctl PATH    GPUDECK_JOURNALCTL     (journalctl for the kernel log's GPU faults; default "journalctl")
  *   Simulated hosts only: GPUDECK_SIM_PROFILE (incident | healthy | fleet), GPUDECK_SIM_HOSTNAME
  *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor)
  */
@@ -17,6 +19,7 @@ import path from "node:path";
 import { agentTokenProblem } from "../contract/agentToken";
 import { parseUnitGlobs } from "../contract/unitNames";
 import { SIM_PROFILES, type SimProfile } from "./simulator/profiles";
+import { parseCrashLoopRule, type CrashLoopRule } from "./crashLoop/rule";
 
 export interface AgentConfig {
   host: string;
@@ -32,6 +35,10 @@ export interface AgentConfig {
   /** simulated hosts: which one to play, and the machine name to report */
   simProfile?: SimProfile;
   simHostname?: string;
+  /** N restarts within M minutes make a crash loop (default 5/10m) */
+  crashLoopRule?: CrashLoopRule;
+  /** journalctl for the kernel log (GPU faults) */
+  journalctlPath?: string;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +67,8 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
       "data-dir": { type: "string" },
       simulate: { type: "boolean" },
       "gpu-interval-ms": { type: "string" },
+      "crash-loop": { type: "string" },
+      journalctl: { type: "string" },
     },
     strict: true,
   });
@@ -85,6 +94,12 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
   if (profile !== undefined && !(SIM_PROFILES as readonly string[]).includes(profile)) {
     throw new ConfigError(`GPUDECK_SIM_PROFILE must be one of ${SIM_PROFILES.join(", ")} (got "${profile}")`);
   }
+  let crashLoopRule: CrashLoopRule;
+  try {
+    crashLoopRule = parseCrashLoopRule(values["crash-loop"] ?? env.GPUDECK_CRASH_LOOP);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     host,
     port,
@@ -97,5 +112,7 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
     gpuIntervalMs: interval,
     simProfile: profile as SimProfile | undefined,
     simHostname: env.GPUDECK_SIM_HOSTNAME?.trim() || undefined,
+    crashLoopRule,
+    journalctlPath: values.journalctl ?? (env.GPUDECK_JOURNALCTL?.trim() || "journalctl"),
   };
 }

@@ -8,6 +8,8 @@ import { readDependencyStates } from "../diagnosis/dependencies";
 import { diagnose } from "../diagnosis/diagnose";
 import type { DiagnosisFacts } from "../diagnosis/types";
 import type { Hub } from "./hub/hub";
+import { agentParts } from "./agentParts";
+import { captureLastRun } from "./operations/lastRun";
 
 export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]): Promise<Diagnosis> {
   const nowMs = Date.now();
@@ -22,6 +24,12 @@ export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]):
     journal,
     job: unit?.job ?? null,
     recentJobs: hub.recentJobs(name),
+    // GPU faults of its PIDs or on the GPUs of its last run; the crash-loop marker
+    faults: agentParts(hub).faults.list({
+      unit: name,
+      gpuUuids: captureLastRun(name, hub.gpuNow(), hub.gpuHistory.since(nowMs - 24 * 3600_000)).gpus.map((g) => g.uuid),
+    }),
+    crashLoop: agentParts(hub).crashLoops.marker(name),
   };
   const diagnosis = diagnose(facts);
   // Only "dependency-failed" uses the required units' state: read it (bus calls, read-only,

@@ -14,6 +14,10 @@ import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
 import { HistoryStore } from "./historyStore";
 import { renderMetrics } from "./metrics";
+import { closeAgentParts, createAgentParts } from "./agentParts";
+import { JournalctlKernelLog } from "./faults/kernelLog";
+import { MemoryPoolAttributor, meminfoReader } from "./gpu/memoryPool";
+import { withProcessControl } from "./gpu/processControl";
 import type { Actor, Role } from "../contract/actors";
 import type { Context } from "../trpc";
 
@@ -44,7 +48,8 @@ async function createHost(config: AgentConfig): Promise<HostAdapter> {
     kind: "real",
     systemd: createSystemdAdapter({ unitGlobs: config.unitGlobs, log }),
     gpu: createNvidiaSmiAdapter({ nvidiaSmiPath: config.nvidiaSmiPath, intervalMs: config.gpuIntervalMs, log }),
-    procs: createProcAdapter(),
+    procs: withProcessControl(createProcAdapter(), meminfoReader()),
+    kernelLog: new JournalctlKernelLog({ journalctl: config.journalctlPath, log }),
   };
 }
 
@@ -84,7 +89,9 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       log(`${(err as Error).message}; history is kept in memory only (lost when the agent restarts)`);
     }
   }
-  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory(), { store, log, hostname: config.simulate ? config.simHostname : undefined });
+  const attributor = new MemoryPoolAttributor(new GpuAttributor(host.procs), host.procs.meminfo?.bind(host.procs));
+  const hub = new Hub(host, attributor, new SampleHistory(), { store, log, hostname: config.simulate ? config.simHostname : undefined });
+  const parts = createAgentParts(hub, { crashLoopRule: config.crashLoopRule, operations: { log } });
   const shutdown = new AbortController();
   const appRouter = createAgentRouter({ hub, unitGlobs: config.unitGlobs, shutdown: shutdown.signal });
 
@@ -121,7 +128,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       return;
     }
     if (url.pathname === "/metrics") {
-      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units(), eventStreams: hub.subscriberCount() });
+      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units(), eventStreams: hub.subscriberCount(), faults: parts.faults.all() });
       res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
       return;
     }
@@ -138,6 +145,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   server.timeout = 120_000; // no traffic either way (streams ping every 10 s)
 
   await hub.start();
+  parts.faults.start(host.kernelLog);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
@@ -159,6 +167,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
         await new Promise((r) => setTimeout(r, 50)); // let streams send their final error
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
+        await closeAgentParts(hub);
         await hub.close();
         store?.close();
       })();

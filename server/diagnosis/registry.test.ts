@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UnitDetail } from "../contract/types";
+import type { CrashLoopMarker, GpuFault } from "../contract/faults";
 import { DIAGNOSIS_CODES, type DiagnosisCode } from "../contract/diagnosis";
 import { buildContext } from "./context";
 import { diagnose } from "./diagnose";
@@ -51,6 +52,33 @@ const failedIn = (phase: string, result: string, over: Partial<UnitDetail> = {},
 const dependencyLine = () => [systemdLine(ago(30), "Dependency failed for vllm-kimi-k25.service - vLLM Kimi K2.5.", { priority: 3, jobResult: "dependency" })];
 /** This unit's exited processes still hold 100 GiB on GPUs 0–3. */
 const exitedMemory = () => steadyGpus((i) => (i < 4 ? [holder("exited", 4121, 25 * GIB, { exitedAtMs: ago(40) })] : []));
+/** An Xid on GPU 3 from the unit's process 10 s ago (79: the GPU fell off the bus). */
+const xid = (code: number, resetRequired: boolean): GpuFault => ({
+  id: "b-x1",
+  kind: "xid",
+  code,
+  atMs: ago(10),
+  pci: "0000:3b:00",
+  gpuUuid: null,
+  gpuIndex: null,
+  pid: 4121,
+  processName: "python3",
+  unit: UNIT,
+  text: "",
+  title: `Xid ${code}`,
+  meaning: "",
+  advice: "Reset.",
+  resetRequired,
+  severity: resetRequired ? "critical" : "warning",
+});
+const endlessMarker: CrashLoopMarker = {
+  restarts: 6,
+  windowMs: 600_000,
+  rule: "5/10m",
+  firstAtUsec: usec(ago(300)),
+  lastAtUsec: usec(ago(5)),
+  startLimitStops: false,
+};
 const plainStartPre = (argv: string[]) => startPreUnit(5, { execStartPre: [cmd(...argv)], controlProcess: proc(5210, argv), processes: [proc(5210, argv)] });
 
 /** One situation per code, and the case that answers it. */
@@ -131,6 +159,16 @@ const SCENARIOS: [DiagnosisCode, string, () => DiagnosisFacts][] = [
   ],
   ["stopping", "stopping", () => facts({ unit: unit({ activeState: "deactivating", subState: "stop-sigterm", stateChangeUsec: usec(ago(1)) }) })],
   ["stop-stuck", "stopping", () => facts({ unit: unit({ activeState: "deactivating", subState: "stop-sigterm", stateChangeUsec: usec(ago(45)) }) })],
+  ["gpu-xid", "gpu-fault", () => facts({ faults: [xid(79, true)] })],
+  [
+    "crash-loop-endless",
+    "endless-loop",
+    () =>
+      facts({
+        unit: unit({ activeState: "activating", subState: "auto-restart", restart: "always", restartUsec: 5_000_000, nRestarts: 6 }),
+        crashLoop: endlessMarker,
+      }),
+  ],
 ];
 
 describe("the registry", () => {
@@ -173,6 +211,14 @@ describe("precedence (today's order, kept exactly)", () => {
     expect(a.diagnosis.headline).not.toMatch(/GPU/);
     // The same memory, while the unit waits in ExecStartPre, is what it waits for.
     expect(answer(steadyFacts(startPreUnit(20), exitedMemory)).code).toBe("waiting-gpu-exited");
+  });
+
+  it("a load problem wins over a fatal Xid; a fatal Xid wins over an endless loop, which wins over the restart cycle", () => {
+    const looping = unit({ activeState: "activating", subState: "auto-restart", restart: "always", restartUsec: 5_000_000, nRestarts: 6 });
+    expect(answer(facts({ unit: inactive({ loadState: "masked" }), faults: [xid(79, true)] })).code).toBe("masked");
+    expect(answer(facts({ unit: looping, faults: [xid(79, true)], crashLoop: endlessMarker })).code).toBe("gpu-xid");
+    expect(answer(facts({ unit: looping, crashLoop: endlessMarker })).code).toBe("crash-loop-endless");
+    expect(answer(facts({ unit: looping, faults: [xid(13, false)] })).code).toBe("crash-loop");
   });
 
   it("a load problem wins over the state: masked while failed at the start limit", () => {

@@ -10,7 +10,9 @@ import type { DiagnosisContext } from "./context";
 import { flappingCase, healthyCase } from "./cases/active";
 import { restartCycleCase, startLimitCase } from "./cases/crashLoop";
 import { dependencyFailedCase } from "./cases/dependencyFailed";
+import { endlessLoopCase } from "./cases/endlessLoop";
 import { failedCase } from "./cases/failed";
+import { gpuFaultCase } from "./cases/gpuFault";
 import { loadStateCase } from "./cases/loadState";
 import { maintenanceCase, reloadingCase, startQueuedCase, stoppedCase, unknownStateCase } from "./cases/quietStates";
 import { startPhaseCase, startPreRunningCase } from "./cases/startPhases";
@@ -21,6 +23,12 @@ import { waitingForGpuCase } from "./cases/waitingForGpu";
 export const DIAGNOSIS_CASES: readonly DiagnosisCase[] = [
   // Any state: a unit that cannot load cannot start, whatever its state says.
   loadStateCase,
+  // Any state: a GPU fault that needs a reset (Xid 79 …) makes every other answer moot; another
+  // Xid from the unit's own process explains a final failure.
+  gpuFaultCase,
+  // Any state: a restart loop the start limit can never end (GPUDECK_CRASH_LOOP), cycling or
+  // running between crashes; before the cycle and flapping cases, which it sharpens.
+  endlessLoopCase,
   // activating/auto-restart, and failed/inactive inside a Restart= cycle: not final yet.
   restartCycleCase,
   // failed or inactive: a start cancelled by a failed dependency explains the state.

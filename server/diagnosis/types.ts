@@ -4,6 +4,7 @@
  * renders the returned `Diagnosis`. Nothing here touches systemd, nvidia-smi or /proc.
  */
 import type { GpuSample, JobEvent, JournalEntry, Ms, UnitDetail, UnitStateReading, UnitTransition } from "../contract/types";
+import type { CrashLoopMarker, GpuFault } from "../contract/faults";
 
 export interface DiagnosisFacts {
   /** "Now" on the agent's clock (ms since the epoch); every age and ETA is relative to it. */
@@ -38,6 +39,10 @@ export interface DiagnosisFacts {
    * them only when the diagnosis is "dependency-failed" (see ./dependencies.ts).
    */
   dependencies?: DependencyState[];
+  /** Optional: GPU faults (Xid) from the unit's PIDs or on its GPUs, oldest → newest. */
+  faults?: GpuFault[];
+  /** Optional: the agent's crash-loop marker (N restarts in M minutes), when it loops now. */
+  crashLoop?: CrashLoopMarker | null;
 }
 
 /** A unit the diagnosed one requires, as it is now. */

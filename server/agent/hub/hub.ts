@@ -46,6 +46,8 @@ export class Hub {
   private readonly transitionsPerUnit: number;
   private readonly actionsKept: number;
   private telemetry: BackendStatus = { state: "connecting", message: "waiting for the first GPU sample", sinceMs: Date.now() };
+  /** fields other parts add to every unit summary handed out (the crash-loop marker …) */
+  private readonly unitFields = new Set<(u: UnitSummary) => Partial<UnitSummary> | null>();
 
   constructor(
     readonly host: HostAdapter,
@@ -92,11 +94,37 @@ export class Hub {
   // --- reads ---------------------------------------------------------------------------
 
   units(): UnitSummary[] {
-    return this.unitStates.list();
+    return this.unitStates.list().map((u) => this.withUnitFields(u));
   }
 
   unit(name: string): UnitSummary | undefined {
-    return this.unitStates.get(name);
+    const u = this.unitStates.get(name);
+    return u && this.withUnitFields(u);
+  }
+
+  /**
+   * Another part of the agent adds fields to every unit summary the hub hands out (reads,
+   * snapshots, unit events), e.g. the crash-loop marker. Returns a function that removes it.
+   */
+  addUnitFields(fields: (u: UnitSummary) => Partial<UnitSummary> | null): () => void {
+    this.unitFields.add(fields);
+    return () => this.unitFields.delete(fields);
+  }
+
+  /** What a unit's added fields say changed: send its summary again. */
+  refreshUnit(name: string): void {
+    const u = this.unit(name);
+    if (u) this.emit({ kind: "unit", unit: u });
+  }
+
+  private withUnitFields(u: UnitSummary): UnitSummary {
+    if (this.unitFields.size === 0) return u;
+    let out = u;
+    for (const fields of this.unitFields) {
+      const extra = fields(u);
+      if (extra) out = { ...out, ...extra };
+    }
+    return out;
   }
 
   systemdStatus(): BackendStatus {
@@ -167,6 +195,11 @@ export class Hub {
 
   // --- event stream --------------------------------------------------------------------
 
+  /** An event from another part of the agent (GPU-aware operations, GPU faults) into the stream. */
+  publish(event: AgentEvent): void {
+    this.emit(event);
+  }
+
   /** Events after `lastEventId`, or null when the caller must start from a snapshot. */
   replayAfter(lastEventId: string | null | undefined): StoredEvent[] | null {
     return this.events.replayAfter(lastEventId);
@@ -203,7 +236,7 @@ export class Hub {
       }
       case "unit":
         this.unitStates.observe(e.unit);
-        this.emit({ kind: "unit", unit: e.unit });
+        this.emit({ kind: "unit", unit: this.withUnitFields(e.unit) });
         return;
       case "unit-removed":
         this.unitStates.remove(e.name);

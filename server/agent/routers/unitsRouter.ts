@@ -10,6 +10,10 @@ import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
 import { diagnoseUnit } from "../diagnoseUnit";
 import { JournalStreamError, sharedJournalsFor } from "../journalShare";
+import { stopLoopInput } from "../../contract/operationSchemas";
+import { agentParts } from "../agentParts";
+import { stopLoop } from "../crashLoop/stopLoop";
+import { beginGpuAwareAction, gpuAwareRequested } from "./gpuAwareAction";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
 
 export function createUnitsRouter(services: AgentServices) {
@@ -32,6 +36,8 @@ export function createUnitsRouter(services: AgentServices) {
         hub.recordAction(base, { error: message });
         throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message });
       }
+      // "when its GPUs are free": an operation (./gpuAwareAction.ts), not a job
+      if (gpuAwareRequested(action, input)) return beginGpuAwareAction(services, action as "start" | "restart", base, input.timeoutMs);
       try {
         const { jobId } = await hub.host.systemd.act(name, action);
         const record = hub.recordAction(base, { jobId });
@@ -59,7 +65,40 @@ export function createUnitsRouter(services: AgentServices) {
     kill: act("kill"),
     /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
     diagnose: authedProcedure.input(unitInput).query(({ input }) => diagnoseUnit(hub, allowed(input.name), unitGlobs)),
-    timeline: authedProcedure.input(timelineInput).query(({ input }) => hub.timeline(allowed(input.name), (input.sinceMs ?? 0) * 1000)),
+    /** transitions, actions and unobserved spans; plus GPU faults (markers) and GPU-aware operations of the unit */
+    timeline: authedProcedure.input(timelineInput).query(({ input }) => {
+      const name = allowed(input.name);
+      const parts = agentParts(hub);
+      const sinceMs = input.sinceMs ?? 0;
+      return {
+        ...hub.timeline(name, sinceMs * 1000),
+        faults: parts.faults.list({ sinceMs, unit: name }),
+        operations: parts.operations.list(name).filter((o) => o.atMs >= sinceMs),
+      };
+    }),
+    /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */
+    crashLoop: authedProcedure.input(unitInput).query(({ input }) => agentParts(hub).crashLoops.report(allowed(input.name))),
+    /** "Stop the loop": stop, then reset-failed once stopped; returns at once with the stop job and the evidence. */
+    stopLoop: authedProcedure.input(stopLoopInput).mutation(async ({ input, ctx }) => {
+      const name = allowed(input.name);
+      const base = {
+        unit: name,
+        user: ctx.actor.user,
+        role: ctx.actor.role,
+        sourceAddr: ctx.actor.sourceAddr ?? ctx.sourceAddr ?? null,
+        reason: input.reason || null,
+      };
+      if (hub.systemdStatus().state !== "ok") {
+        const message = `systemd is unreachable: ${hub.systemdStatus().message}`;
+        hub.recordAction({ ...base, action: "stop" }, { error: message });
+        throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message });
+      }
+      try {
+        return await stopLoop(hub, agentParts(hub).crashLoops, base);
+      } catch (err) {
+        throw new TRPCError({ code: "BAD_REQUEST", message: (err as Error).message });
+      }
+    }),
     journal: authedProcedure.input(journalInput).query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
     followJournal: authedProcedure.input(followJournalInput).subscription(async function* ({ input, signal }) {
       const name = allowed(input.name);

@@ -3,9 +3,9 @@
  * the real ones. Used by `npm run demo` and by tests that need a host without root.
  */
 import type { BackendStatus, GpuRawSample } from "../../contract/types";
-import type { GpuAdapter, HostAdapter, ProcAdapter } from "../adapter";
+import type { GpuAdapter, HostAdapter, KernelLogAdapter, KernelMessage, ProcAdapter } from "../adapter";
 import { SimSystemd, type SimTiming } from "./systemd";
-import { profileUnits, type SimProfile } from "./profiles";
+import { profileHardware, profileUnits, type SimProfile } from "./profiles";
 import { SimWorld } from "./world";
 
 export interface SimulatedHostOptions {
@@ -16,14 +16,15 @@ export interface SimulatedHostOptions {
   profile?: SimProfile;
 }
 
-export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & { world: SimWorld } {
+export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & { world: SimWorld; kernelLog: SimKernelLog } {
   const timing: SimTiming = { speed: 1, drainMs: 30_000, stopDrainMs: 8_000, ...opts.timing };
-  const world = new SimWorld(8, Date.now);
   const profile = opts.profile ?? "incident";
+  const hardware = profileHardware(profile);
+  const world = new SimWorld(hardware.gpus, Date.now, hardware.unified);
   if (profile === "incident") {
-    // A notebook someone left running outside any unit: memory no unit explains.
+    // A notebook someone left running outside any unit: memory no unit explains (beside Kimi's GPUs).
     const notebook = world.spawn(["python3", "/home/alice/notebooks/probe-kv-cache.py"], null, 5);
-    world.allocate(notebook.pid, world.gpus[3]!.uuid, 6_144);
+    world.allocate(notebook.pid, world.gpus[11]!.uuid, 6_144);
   }
 
   const systemd = new SimSystemd(world, profileUnits(profile, world), opts.unitGlobs, timing);
@@ -34,8 +35,35 @@ export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & {
       if (!p || !world.isAlive(pid)) return { info: { pid, state: "gone", cmdline: p?.cmdline ?? [] }, unit: p?.unit ?? null };
       return { info: { pid, state: p.state, cmdline: p.cmdline, startedAtMs: p.startedAtMs }, unit: p.unit };
     },
+    async meminfo() {
+      return world.meminfo();
+    },
+    async killProcess(pid, startedAtMs) {
+      const p = world.process(pid);
+      if (!p || !world.isAlive(pid)) return { killed: false, reason: `process ${pid} is gone already` };
+      if (Math.abs(p.startedAtMs - startedAtMs) > 10) return { killed: false, reason: `PID ${pid} is now a different process` };
+      world.exit(pid, timing.stopDrainMs / timing.speed);
+      return { killed: true };
+    },
   };
-  return { kind: "simulator", systemd, gpu, procs, world };
+  return { kind: "simulator", systemd, gpu, procs, world, kernelLog: new SimKernelLog() };
+}
+
+/** The simulated kernel log: quiet unless a test (or a demo) injects a message. */
+export class SimKernelLog implements KernelLogAdapter {
+  private onMessage: ((m: KernelMessage) => void) | null = null;
+
+  start(onMessage: (m: KernelMessage) => void): void {
+    this.onMessage = onMessage;
+  }
+
+  inject(message: string, atMs = Date.now()): void {
+    this.onMessage?.({ atMs, message });
+  }
+
+  async close(): Promise<void> {
+    this.onMessage = null;
+  }
 }
 
 class SimGpu implements GpuAdapter {

@@ -3,13 +3,27 @@
  * - incident: the incident gpudeck exists for, plus the usual ways a GPU service misbehaves
  *   (./units.ts);
  * - healthy: a host where everything serves, a different mix of engines and sizes;
- * - fleet: twenty small services spread over the GPUs (benchmarks of many hosts).
+ * - fleet: twenty small services spread over the GPUs (benchmarks of many hosts);
+ * - spark: a GB10 (DGX Spark) whose one GPU shares the host's 128 GB (unified memory:
+ *   nvidia-smi reports memory.used/total as [N/A]).
  */
-import { demoUnits, type SimUnitSpec } from "./units";
-import type { SimWorld } from "./world";
+import { demoUnits, INCIDENT_GPU_COUNT, type SimUnitSpec } from "./units";
+import type { SimUnifiedMemory, SimWorld } from "./world";
 
-export type SimProfile = "incident" | "healthy" | "fleet";
-export const SIM_PROFILES: readonly SimProfile[] = ["incident", "healthy", "fleet"];
+export type SimProfile = "incident" | "healthy" | "fleet" | "spark";
+export const SIM_PROFILES: readonly SimProfile[] = ["incident", "healthy", "fleet", "spark"];
+
+/** How many GPUs the profile's host has, and whether they share the host's memory. */
+export function profileHardware(profile: SimProfile): { gpus: number; unified: SimUnifiedMemory | null } {
+  switch (profile) {
+    case "incident":
+      return { gpus: INCIDENT_GPU_COUNT, unified: null };
+    case "spark":
+      return { gpus: 1, unified: { hostTotalMiB: 122_502, baseUsedMiB: 9_800 } };
+    default:
+      return { gpus: 8, unified: null };
+  }
+}
 
 /** Units of a profile; every one matches `vllm-*.service`, the demo's allow-list. */
 export function profileUnits(profile: SimProfile, world: SimWorld): SimUnitSpec[] {
@@ -20,6 +34,8 @@ export function profileUnits(profile: SimProfile, world: SimWorld): SimUnitSpec[
       return healthyUnits();
     case "fleet":
       return fleetUnits(world, 20);
+    case "spark":
+      return [serving("vllm-spark-qwen.service", "vLLM: Qwen3 32B on a DGX Spark (unified memory)", [0], 71_000, 5 * 3600_000, 8000)];
   }
 }
 

@@ -46,8 +46,15 @@ export interface SimUnitSpec {
 const WAIT_FOR_GPU_SCRIPT =
   "until nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | awk '$1 > 20000 {busy=1} END {exit busy}'; do echo \"GPU memory still in use, waiting\"; sleep 1; done";
 
+/**
+ * The incident host has 12 GPUs: Kimi alone on GPUs 0–7 (so a GPU-aware restart of it has no
+ * other tenant to refuse beside: it waits for the drain and starts), the other services and the
+ * notebook on GPUs 8–11.
+ */
+export const INCIDENT_GPU_COUNT = 12;
+
 export function demoUnits(world: SimWorld): SimUnitSpec[] {
-  const all = world.gpus.map((g) => g.index);
+  const kimiGpus = world.gpus.slice(0, 8).map((g) => g.index);
   return [
     {
       name: "vllm-kimi-k25.service",
@@ -66,7 +73,7 @@ export function demoUnits(world: SimWorld): SimUnitSpec[] {
       pre: { kind: "wait-gpu-free", maxUsedMiB: 20_000, pollMs: 1000 },
       main: {
         kind: "serve",
-        gpuIndexes: all,
+        gpuIndexes: kimiGpus,
         perGpuMiB: 76_800,
         loadMs: 18_000,
         busyPct: 82,
@@ -92,7 +99,7 @@ export function demoUnits(world: SimWorld): SimUnitSpec[] {
       pre: null,
       main: {
         kind: "serve",
-        gpuIndexes: [0],
+        gpuIndexes: [8],
         perGpuMiB: 9_216,
         loadMs: 4000,
         busyPct: 14,
@@ -120,11 +127,11 @@ export function demoUnits(world: SimWorld): SimUnitSpec[] {
         kind: "crash",
         afterMs: 3500,
         exitCode: 1,
-        gpuIndexes: [4],
+        gpuIndexes: [9],
         perGpuMiB: 3_100,
         lines: [
           "INFO Loading model weights took 3.1 GiB",
-          "ERROR torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 43.12 GiB. GPU 4 has a total capacity of 140.4 GiB of which 58.9 GiB is free.",
+          "ERROR torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 43.12 GiB. GPU 9 has a total capacity of 140.4 GiB of which 58.9 GiB is free.",
         ],
       },
       initially: "crash-looping",
@@ -150,7 +157,7 @@ export function demoUnits(world: SimWorld): SimUnitSpec[] {
         exitCode: 2,
         message: "check-model-weights: /models/llama-3.3-70b/config.json: No such file or directory",
       },
-      main: { kind: "serve", gpuIndexes: [5, 6], perGpuMiB: 70_000, loadMs: 10_000, busyPct: 60, workerName: (r) => `VLLM::Worker_TP${r}` },
+      main: { kind: "serve", gpuIndexes: [10, 11], perGpuMiB: 70_000, loadMs: 10_000, busyPct: 60, workerName: (r) => `VLLM::Worker_TP${r}` },
       initially: "failed-pre",
       initialAgeMs: 42 * 60_000,
     },

@@ -40,6 +40,13 @@ export interface SimProcess {
   busyPct: number;
 }
 
+/** A unified-memory GPU (GB10 / DGX Spark): it allocates from the host's memory; nvidia-smi reports [N/A] for memory.used/total. */
+export interface SimUnifiedMemory {
+  hostTotalMiB: number;
+  /** what the OS and everything else use */
+  baseUsedMiB: number;
+}
+
 export class SimWorld {
   readonly gpus: SimGpu[];
   private processes = new Map<number, SimProcess>();
@@ -49,14 +56,22 @@ export class SimWorld {
   constructor(
     gpuCount: number,
     private now: () => Ms,
+    readonly unified: SimUnifiedMemory | null = null,
   ) {
     this.gpus = Array.from({ length: gpuCount }, (_, i) => ({
-      uuid: `GPU-5a1c${i}e7b-3f0d-4c2a-9b6e-${(0x1f3a5c7e9b00 + i * 0x1111).toString(16).padStart(12, "0")}`,
+      uuid: `GPU-5a1c${i.toString(16)}e7b-3f0d-4c2a-9b6e-${(0x1f3a5c7e9b00 + i * 0x1111).toString(16).padStart(12, "0")}`,
       index: i,
-      name: "NVIDIA H200",
+      name: unified ? "NVIDIA GB10" : "NVIDIA H200",
       pciBusId: `00000000:${(0x18 + i * 0x10).toString(16).toUpperCase().padStart(2, "0")}:00.0`,
-      totalMiB: 143771,
+      totalMiB: unified ? unified.hostTotalMiB : 143771,
     }));
+  }
+
+  /** /proc/meminfo of the simulated host; null unless its GPU shares the host's memory. */
+  meminfo(): { totalMiB: number; availableMiB: number } | null {
+    if (!this.unified) return null;
+    const onGpu = this.gpus.reduce((sum, g) => sum + this.usedMiB(g.uuid), 0);
+    return { totalMiB: this.unified.hostTotalMiB, availableMiB: Math.max(0, Math.round(this.unified.hostTotalMiB - this.unified.baseUsedMiB - onGpu)) };
   }
 
   spawn(cmdline: string[], unit: string | null, busyPct = 0): SimProcess {
@@ -141,8 +156,9 @@ export class SimWorld {
         index: g.index,
         name: g.name,
         pciBusId: g.pciBusId,
-        memoryTotalMiB: g.totalMiB,
-        memoryUsedMiB: used,
+        // unified memory: nvidia-smi prints [N/A] for both
+        memoryTotalMiB: this.unified ? null : g.totalMiB,
+        memoryUsedMiB: this.unified ? null : used,
         utilizationPct: utilPct,
         temperatureC: Math.round(33 + utilPct * 0.38 + (used / g.totalMiB) * 4),
         powerW: Math.round((118 + utilPct * 5.2 + (used > 0 ? 40 : 0)) * 10) / 10,

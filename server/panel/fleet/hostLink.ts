@@ -261,6 +261,11 @@ export class HostLink {
         this.systemd = e.systemd;
         this.telemetry = e.telemetry;
         return { kind: "status", host, systemd: e.systemd, telemetry: e.telemetry };
+      case "operation":
+        // the panel's name for the host, which operations.get({ host }) takes
+        return { kind: "operation", host, operation: { ...e.operation, host } };
+      case "fault":
+        return { kind: "fault", host, fault: e.fault };
     }
   }
 
@@ -286,6 +291,10 @@ function unitOf(e: PanelEvent): string | null {
       return e.job.unit;
     case "action":
       return e.action.unit;
+    case "operation":
+      return e.operation.unit;
+    case "fault":
+      return e.fault.unit;
     default:
       return null;
   }
