@@ -14,6 +14,7 @@ import { gpusRouter } from "./routers/gpusRouter";
 import { hostRouter } from "./routers/hostRouter";
 import { hostsRouter } from "./routers/hostsRouter";
 import { revealRouter } from "./routers/revealRouter";
+import { operationsRouter } from "./routers/operationsRouter";
 import { sessionRouter } from "./routers/sessionRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { unitsRouter } from "./routers/unitsRouter";
@@ -30,6 +31,7 @@ export const panelRouter = router({
   audit: auditRouter,
   users: usersRouter,
   reveal: revealRouter,
+  operations: operationsRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

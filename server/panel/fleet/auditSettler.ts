@@ -8,6 +8,7 @@
  */
 import type { AuditStore } from "../../auth/audit";
 import type { AgentEvent } from "../../contract/events";
+import { OperationAudit } from "./operationAudit";
 
 export interface AuditSettlerOptions {
   /** Pending rows younger than this are left alone when settling after a snapshot. Default 30 s. */
@@ -17,11 +18,15 @@ export interface AuditSettlerOptions {
 
 export class AuditSettler {
   private readonly finished = new Map<string, string>();
+  /** GPU-aware operations: a row per step, and the request's outcome when it ends */
+  readonly operations: OperationAudit;
 
   constructor(
     private readonly audit: AuditStore,
     private readonly opts: AuditSettlerOptions = {},
-  ) {}
+  ) {
+    this.operations = new OperationAudit(audit);
+  }
 
   /** The result of a job that already ended on `host`, if it was seen. */
   finishedOutcome(host: string, jobId: number): string | undefined {
@@ -46,6 +51,9 @@ export class AuditSettler {
         return;
       case "action":
         if (event.action.jobId !== null && event.action.outcome) this.settle(host, event.action.outcome, event.action.jobId);
+        return;
+      case "operation":
+        this.operations.handle(host, event.operation);
         return;
       default:
         return;

@@ -2,6 +2,7 @@
 import { hostGpuHistoryInput, hostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
 import { asActor, callHost, signedInProcedure } from "../trpc";
+import { gpuFaultProcedures } from "./gpuCareProcedures";
 
 export const gpusRouter = router({
   list: signedInProcedure
@@ -10,4 +11,6 @@ export const gpusRouter = router({
   history: signedInProcedure
     .input(hostGpuHistoryInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.gpus.history.query(input, asActor(ctx.actor)))),
+  // gpus.faults, gpus.killHolder
+  ...gpuFaultProcedures,
 });

@@ -12,6 +12,7 @@ import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
 import { asActor, audited, callHost, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
+import { crashLoopProcedures } from "./gpuCareProcedures";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
 function rawUnit(raw: Record<string, unknown>): string | null {
@@ -50,7 +51,15 @@ function unitAction(action: UnitAction) {
       const auditId = auth.audit.recordAudit({ ...base, outcome: "pending", detail: input.confirmed ? "confirmed after a recent action" : null });
       ctx.audit.recorded = true;
       try {
-        const r = await link.client.units[procedure].mutate({ name: input.name, reason: input.reason }, asActor(actor));
+        const r = await link.client.units[procedure].mutate(
+          { name: input.name, reason: input.reason, waitForGpus: input.waitForGpus, timeoutMs: input.timeoutMs },
+          asActor(actor),
+        );
+        if ("operationId" in r && r.operationId) {
+          // GPU-aware: audited step by step from the host's stream (fleet/operationAudit.ts)
+          services.settler.operations.track(host, r.operation, auditId);
+          return { ...r, auditId };
+        }
         const outcome = r.jobId === null ? "done" : (services.settler.finishedOutcome(host, r.jobId) ?? "pending");
         auth.audit.updateAuditOutcome(auditId, outcome, { jobId: r.jobId });
         return { ...r, auditId };
@@ -93,6 +102,8 @@ export const unitsRouter = router({
   restart: unitAction("restart"),
   resetFailed: unitAction("reset-failed"),
   kill: unitAction("kill"),
+  // units.crashLoop, units.stopLoop
+  ...crashLoopProcedures,
   diagnose: signedInProcedure
     .input(hostUnitInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.diagnose.query(input, asActor(ctx.actor)))),
