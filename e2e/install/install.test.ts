@@ -1,6 +1,6 @@
 /**
  * gpudeck installed on a host the way the README says, in a real systemd 252 (namespace sandbox):
- * the packed tarball under /opt/gpudeck, deploy/'s units, sysusers file, polkit rule and example
+ * the packed tarball under /opt/gpudeck-<version> (/opt/gpudeck links to it), deploy/'s units, sysusers file, polkit rule and example
  * config as shipped. The units pass systemd-analyze verify; the agent runs as the unprivileged
  * user gpudeck and, through the polkit rule, starts a unit the rule lists and is refused one it
  * does not; the panel runs as a dynamic user and answers over HTTP, and `gpudeck user` as root

@@ -1,11 +1,11 @@
 /**
  * Installs gpudeck into a systemd sandbox the way README's "Install on a GPU host" does, from the
  * tarball `npm pack` makes, with the files of deploy/ as shipped:
- *   /opt/gpudeck/lib/node_modules/gpudeck   the package, as `npm install -g --prefix /opt/gpudeck` lays it out
- *   /opt/gpudeck/bin/gpudeck               the bin link npm makes
- * One difference, offline and fast: npm would download the dependencies and compile
- * better-sqlite3 (about a minute here). Instead the package's node_modules links each production
- * package of package-lock.json (the ones `npm install --omit=dev` installs, nothing of the dev
+ *   /opt/gpudeck-<version>    the package unpacked, where `npm ci --omit=dev` installs its dependencies
+ *   /opt/gpudeck              a link to it (an upgrade unpacks beside it and moves the link)
+ * One difference, offline and fast: `npm ci` would download the dependencies and compile
+ * better-sqlite3 (two minutes here). Instead the package's node_modules links each production
+ * package of its npm-shrinkwrap.json (the ones `npm ci --omit=dev` installs, nothing of the dev
  * tree) to this checkout's node_modules, bind-mounted read-only at /opt/gpudeck-e2e/node_modules so
  * services with PrivateTmp=/ProtectHome= still see it wherever the checkout lives. Then the
  * package's postinstall (bin/buildLinks.js restore) runs, as npm would run it.
@@ -20,9 +20,9 @@ import type { Sandbox } from "../sandbox/sandbox";
 
 const run = promisify(execFile);
 
-export const PREFIX = "/opt/gpudeck";
-export const PACKAGE_DIR = `${PREFIX}/lib/node_modules/gpudeck`;
-export const GPUDECK_BIN = `${PREFIX}/bin/gpudeck`;
+const VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+export const PACKAGE_DIR = `/opt/gpudeck-${VERSION}`;
+export const GPUDECK_BIN = "/opt/gpudeck/bin/gpudeck.js";
 // named node_modules: Node looks for a package's own dependencies in the node_modules folders above it
 const MODULES_MOUNT = "/opt/gpudeck-e2e/node_modules";
 
@@ -43,9 +43,9 @@ export async function packTarball(log: (msg: string) => void): Promise<string> {
   return path.join(dest, tgz);
 }
 
-/** Top-level packages of the lock file that a production install has. */
-export function productionPackages(): string[] {
-  const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean }> };
+/** Top-level packages of the package's shrinkwrap (the lock file) that a production install has. */
+export function productionPackages(shrinkwrap: string): string[] {
+  const lock = JSON.parse(shrinkwrap) as { packages: Record<string, { dev?: boolean }> };
   return Object.entries(lock.packages)
     .filter(([key, meta]) => key.startsWith("node_modules/") && !key.slice(13).includes("node_modules/") && !meta.dev)
     .map(([key]) => key.slice(13))
@@ -69,12 +69,13 @@ for (const name of names) {
 
 export async function installPackage(sb: Sandbox, tarball: string): Promise<void> {
   await sb.writeFile("/root/gpudeck.tgz", readFileSync(tarball));
-  await must(sb, ["mkdir", "-p", PACKAGE_DIR, `${PREFIX}/bin`, MODULES_MOUNT]);
+  await must(sb, ["mkdir", "-p", PACKAGE_DIR, MODULES_MOUNT]);
   await must(sb, ["tar", "-xzf", "/root/gpudeck.tgz", "-C", PACKAGE_DIR, "--strip-components=1", "--no-same-owner"]);
+  await must(sb, ["ln", "-s", PACKAGE_DIR, "/opt/gpudeck"]);
   await must(sb, ["mount", "--bind", path.join(REPO_ROOT, "node_modules"), MODULES_MOUNT]);
   await must(sb, ["mount", "-o", "remount,bind,ro", MODULES_MOUNT]);
-  await must(sb, ["node", "-e", LINK_SCRIPT], JSON.stringify({ from: MODULES_MOUNT, to: `${PACKAGE_DIR}/node_modules`, names: productionPackages() }));
-  await must(sb, ["ln", "-s", "../lib/node_modules/gpudeck/bin/gpudeck.js", GPUDECK_BIN]);
+  const names = productionPackages(await sb.readFile(`${PACKAGE_DIR}/npm-shrinkwrap.json`));
+  await must(sb, ["node", "-e", LINK_SCRIPT], JSON.stringify({ from: MODULES_MOUNT, to: `${PACKAGE_DIR}/node_modules`, names }));
   await must(sb, ["node", `${PACKAGE_DIR}/bin/buildLinks.js`, "restore"]);
 }
 
