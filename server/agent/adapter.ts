@@ -53,6 +53,14 @@ export interface SystemdAdapter {
    * line) it first sends what was written after that line, so a reconnect loses nothing.
    */
   followJournal(name: string, signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
+  /**
+   * One live tail over several units (the agent's own readiness reader; never per viewer). With
+   * `afterCursor` it first sends what came after that entry. Optional: without it readiness
+   * comes from probes alone.
+   */
+  followUnitsJournal?(names: string[], signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
+  /** Values of `keys` in the unit's Environment= (nothing else is read). Optional. */
+  readEnvironment?(name: string, keys: readonly string[]): Promise<Record<string, string>>;
 }
 
 export interface GpuAdapter {
@@ -92,6 +100,24 @@ export interface KernelLogAdapter {
   close(): Promise<void>;
 }
 
+/** One GET to an engine's own HTTP endpoint (health, models, metrics) on this host. */
+export interface EngineHttpRequest {
+  /** the unit the engine runs under (the simulator answers by unit) */
+  unit: string;
+  url: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** a longer body is cut here */
+  maxBytes?: number;
+}
+
+export type EngineHttpResponse = { kind: "response"; status: number; body: string } | { kind: "refused" | "timeout" | "error"; message: string };
+
+/** Readiness probes: the real one fetches loopback/host-local URLs only; the simulator plays engines. */
+export interface EngineHttp {
+  get(req: EngineHttpRequest): Promise<EngineHttpResponse>;
+}
+
 export interface HostAdapter {
   kind: "simulator" | "real";
   systemd: SystemdAdapter;
@@ -99,4 +125,6 @@ export interface HostAdapter {
   procs: ProcAdapter;
   /** Optional: without it no GPU faults are read. */
   kernelLog?: KernelLogAdapter;
+  /** Optional: without it no engine is probed (readiness then comes from the journal alone). */
+  engines?: EngineHttp;
 }

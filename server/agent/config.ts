@@ -9,8 +9,11 @@
  *   --data-dir DIR       GPUDECK_DATA_DIR       (default ./.data)
  *   --simulate           GPUDECK_SIMULATE=1
  *   --gpu-interval-ms N  GPUDECK_GPU_INTERVAL_MS (default 1000)
+ *   --tls-cert FILE      GPUDECK_AGENT_TLS_CERT  and --tls-key FILE GPUDECK_AGENT_TLS_KEY: serve HTTPS (PEM files)
  *   --crash-loop N/M     GPUDECK_CRASH_LOOP     (N restarts within M make a crash loop; default 5/10m)
  *   --journalctl PATH    GPUDECK_JOURNALCTL     (journalctl for the kernel log's GPU faults; default "journalctl")
+ *   GPUDECK_READINESS (JSON) or GPUDECK_READINESS_FILE (a JSON file): per-unit readiness overrides
+ *                        ({ "unit-or-glob": { engine, probeUrl, probe } }, see readiness/config.ts)
  *   Simulated hosts only: GPUDECK_SIM_PROFILE (incident | healthy | fleet), GPUDECK_SIM_HOSTNAME
  *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor)
  */
@@ -20,6 +23,7 @@ import { agentTokenProblem } from "../contract/agentToken";
 import { parseUnitGlobs } from "../contract/unitNames";
 import { SIM_PROFILES, type SimProfile } from "./simulator/profiles";
 import { parseCrashLoopRule, type CrashLoopRule } from "./crashLoop/rule";
+import { loadReadinessConfig, ReadinessConfigError, type ReadinessConfig } from "./readiness/config";
 
 export interface AgentConfig {
   host: string;
@@ -35,13 +39,32 @@ export interface AgentConfig {
   /** simulated hosts: which one to play, and the machine name to report */
   simProfile?: SimProfile;
   simHostname?: string;
+  /** serve HTTPS with these PEM files (null: plain HTTP, for loopback) */
+  tls?: AgentTlsFiles | null;
   /** N restarts within M minutes make a crash loop (default 5/10m) */
   crashLoopRule?: CrashLoopRule;
   /** journalctl for the kernel log (GPU faults) */
   journalctlPath?: string;
+  /** per-unit readiness overrides (GPUDECK_READINESS, GPUDECK_READINESS_FILE); none when absent */
+  readiness?: ReadinessConfig;
 }
 
 export class ConfigError extends Error {}
+
+/** PEM files the agent serves HTTPS with. */
+export interface AgentTlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/** Both TLS files or neither; paths resolved. */
+export function tlsFiles(certFile: string | undefined, keyFile: string | undefined): AgentTlsFiles | null {
+  const cert = certFile?.trim() || null;
+  const key = keyFile?.trim() || null;
+  if (!cert && !key) return null;
+  if (!cert || !key) throw new ConfigError("TLS needs both GPUDECK_AGENT_TLS_CERT (--tls-cert) and GPUDECK_AGENT_TLS_KEY (--tls-key)");
+  return { certFile: path.resolve(cert), keyFile: path.resolve(key) };
+}
 
 export function parseListen(spec: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(spec.trim());
@@ -67,6 +90,8 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
       "data-dir": { type: "string" },
       simulate: { type: "boolean" },
       "gpu-interval-ms": { type: "string" },
+      "tls-cert": { type: "string" },
+      "tls-key": { type: "string" },
       "crash-loop": { type: "string" },
       journalctl: { type: "string" },
     },
@@ -112,7 +137,19 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
     gpuIntervalMs: interval,
     simProfile: profile as SimProfile | undefined,
     simHostname: env.GPUDECK_SIM_HOSTNAME?.trim() || undefined,
+    tls: tlsFiles(values["tls-cert"] ?? env.GPUDECK_AGENT_TLS_CERT, values["tls-key"] ?? env.GPUDECK_AGENT_TLS_KEY),
     crashLoopRule,
     journalctlPath: values.journalctl ?? (env.GPUDECK_JOURNALCTL?.trim() || "journalctl"),
+    readiness: readinessConfig(env),
   };
+}
+
+/** GPUDECK_READINESS / GPUDECK_READINESS_FILE: per-unit engine, probe URL, probes off (./readiness/config.ts). */
+function readinessConfig(env: Readonly<Record<string, string | undefined>>): ReadinessConfig {
+  try {
+    return loadReadinessConfig(env);
+  } catch (err) {
+    if (err instanceof ReadinessConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

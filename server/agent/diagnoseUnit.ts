@@ -10,6 +10,7 @@ import type { DiagnosisFacts } from "../diagnosis/types";
 import type { Hub } from "./hub/hub";
 import { agentParts } from "./agentParts";
 import { captureLastRun } from "./operations/lastRun";
+import { readinessOf } from "./readiness/index";
 
 export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]): Promise<Diagnosis> {
   const nowMs = Date.now();
@@ -30,11 +31,15 @@ export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]):
       gpuUuids: captureLastRun(name, hub.gpuNow(), hub.gpuHistory.since(nowMs - 24 * 3600_000)).gpus.map((g) => g.uuid),
     }),
     crashLoop: agentParts(hub).crashLoops.marker(name),
+    // whether the engine serves (its stage, its fatal error), and actions incl. starts systemd refused
+    readiness: readinessOf(hub)?.readiness(name) ?? null,
+    recentActions: hub.recentActions(500).filter((a) => a.unit === name),
   };
   const diagnosis = diagnose(facts);
   // Only "dependency-failed" uses the required units' state: read it (bus calls, read-only,
   // also for units outside the allow-list) only then, and let the engine name the failed one.
-  if (diagnosis.code !== "dependency-failed" || !unit) return diagnosis;
+  // "stopped": a required unit that is not installed would make a start fail (start-refused).
+  if ((diagnosis.code !== "dependency-failed" && diagnosis.code !== "stopped") || !unit) return diagnosis;
   const dependencies = await readDependencyStates(unit, hub.host.systemd, unitGlobs);
   return dependencies ? diagnose({ ...facts, dependencies }) : diagnosis;
 }

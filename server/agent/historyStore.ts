@@ -12,10 +12,12 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ActionRecord } from "../contract/events";
+import type { ReadinessTransition } from "../contract/readiness";
 import type { GpuSample, ObservationGap, UnitTransition } from "../contract/types";
 
 export const HISTORY_DB_FILE = "agent-history.db";
-const SCHEMA_VERSION = 2;
+// 3: readiness_transitions (the timeline's readiness lane)
+const SCHEMA_VERSION = 3;
 
 export interface HistoryRetention {
   /** transitions and actions older than this are deleted (default 30 days) */
@@ -31,6 +33,7 @@ export class HistoryStore {
   private readonly insertTransition: Database.Statement;
   private readonly upsertAction: Database.Statement;
   private readonly insertSample: Database.Statement;
+  private readonly insertReadiness: Database.Statement;
 
   private constructor(
     db: Database.Database,
@@ -41,6 +44,7 @@ export class HistoryStore {
     this.insertTransition = db.prepare("INSERT INTO transitions (unit, at_usec, body) VALUES (?, ?, ?)");
     this.upsertAction = db.prepare("INSERT INTO actions (id, at_ms, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body");
     this.insertSample = db.prepare("INSERT OR REPLACE INTO gpu_samples (at_ms, body) VALUES (?, ?)");
+    this.insertReadiness = db.prepare("INSERT INTO readiness_transitions (unit, at_ms, body) VALUES (?, ?, ?)");
   }
 
   /** Open (creating if needed) the store in `dataDir`. Throws with the file's path on failure. */
@@ -65,6 +69,8 @@ export class HistoryStore {
         CREATE TABLE IF NOT EXISTS gpu_samples (at_ms INTEGER PRIMARY KEY, body TEXT NOT NULL);
         -- one row per agent run: when it started and when it was last known alive
         CREATE TABLE IF NOT EXISTS agent_runs (boot_id TEXT PRIMARY KEY, started_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS readiness_transitions (unit TEXT NOT NULL, at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS readiness_transitions_unit_at ON readiness_transitions (unit, at_ms);
       `);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return new HistoryStore(db, file, { ...DEFAULT_RETENTION, ...retention });
@@ -108,6 +114,31 @@ export class HistoryStore {
     const out = new Map<string, UnitTransition[]>();
     for (const row of rows) {
       const t = parseJson<UnitTransition>(row.body);
+      if (!t) continue;
+      let list = out.get(row.unit);
+      if (!list) out.set(row.unit, (list = []));
+      list.push(t);
+    }
+    return out;
+  }
+
+  addReadinessTransition(t: ReadinessTransition): void {
+    this.insertReadiness.run(t.unit, Math.round(t.atMs), JSON.stringify(t));
+  }
+
+  /** The last `perUnit` readiness transitions of every unit, oldest first (as loadTransitions). */
+  loadReadinessTransitions(perUnit: number): Map<string, ReadinessTransition[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT unit, body FROM (
+           SELECT unit, at_ms, rowid AS r, body, ROW_NUMBER() OVER (PARTITION BY unit ORDER BY at_ms DESC, rowid DESC) AS n
+           FROM readiness_transitions
+         ) WHERE n <= ? ORDER BY unit, at_ms, r`,
+      )
+      .all(perUnit) as { unit: string; body: string }[];
+    const out = new Map<string, ReadinessTransition[]>();
+    for (const row of rows) {
+      const t = parseJson<ReadinessTransition>(row.body);
       if (!t) continue;
       let list = out.get(row.unit);
       if (!list) out.set(row.unit, (list = []));
@@ -173,6 +204,16 @@ export class HistoryStore {
            )`,
         )
         .run(eventsCutoffMs * 1000).changes;
+      n += this.db
+        .prepare(
+          // as transitions: each unit keeps the readiness in force at the cutoff
+          `DELETE FROM readiness_transitions WHERE rowid IN (
+             SELECT rowid FROM (
+               SELECT rowid, ROW_NUMBER() OVER (PARTITION BY unit ORDER BY at_ms DESC, rowid DESC) AS n FROM readiness_transitions WHERE at_ms < ?
+             ) WHERE n > 1
+           )`,
+        )
+        .run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM actions WHERE at_ms < ?").run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM gpu_samples WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
       // a run that ended before the cutoff only bounds a gap nobody can scroll to any more

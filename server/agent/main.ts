@@ -14,7 +14,10 @@ import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
 import { HistoryStore } from "./historyStore";
 import { renderMetrics } from "./metrics";
+import { createAgentServer } from "./listen";
 import { closeAgentParts, createAgentParts } from "./agentParts";
+import { closeReadiness, createHttpEngineProbe, startReadiness } from "./readiness/index";
+import { EMPTY_READINESS_CONFIG } from "./readiness/config";
 import { JournalctlKernelLog } from "./faults/kernelLog";
 import { MemoryPoolAttributor, meminfoReader } from "./gpu/memoryPool";
 import { withProcessControl } from "./gpu/processControl";
@@ -50,6 +53,7 @@ async function createHost(config: AgentConfig): Promise<HostAdapter> {
     gpu: createNvidiaSmiAdapter({ nvidiaSmiPath: config.nvidiaSmiPath, intervalMs: config.gpuIntervalMs, log }),
     procs: withProcessControl(createProcAdapter(), meminfoReader()),
     kernelLog: new JournalctlKernelLog({ journalctl: config.journalctlPath, log }),
+    engines: createHttpEngineProbe(),
   };
 }
 
@@ -107,7 +111,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     },
   });
 
-  const server = http.createServer(async (req, res) => {
+  const server = createAgentServer(config.tls, async (req, res) => {
     const url = new URL(req.url ?? "/", "http://agent");
     res.setHeader("Cache-Control", "no-store");
     if (url.pathname === "/healthz") {
@@ -128,7 +132,14 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       return;
     }
     if (url.pathname === "/metrics") {
-      const text = await renderMetrics({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus(), units: hub.units(), eventStreams: hub.subscriberCount(), faults: parts.faults.all() });
+      const text = await renderMetrics({
+        sample: hub.gpuNow(),
+        telemetry: hub.telemetryStatus(),
+        units: hub.units(),
+        eventStreams: hub.subscriberCount(),
+        faults: parts.faults.all(),
+        engines: readiness.exports(),
+      });
       res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
       return;
     }
@@ -145,6 +156,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   server.timeout = 120_000; // no traffic either way (streams ping every 10 s)
 
   await hub.start();
+  const readiness = await startReadiness(hub, { config: config.readiness ?? EMPTY_READINESS_CONFIG, store, log });
   parts.faults.start(host.kernelLog);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -152,7 +164,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  const url = `${config.tls ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   log(`listening on ${url} (${host.kind === "simulator" ? "simulated host" : "systemd + nvidia-smi"})`);
 
   let closing: Promise<void> | null = null;
@@ -168,6 +180,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
         await closeAgentParts(hub);
+        closeReadiness(hub);
         await hub.close();
         store?.close();
       })();

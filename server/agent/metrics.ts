@@ -10,6 +10,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import type { BackendStatus, GpuSample, UnitSummary } from "../contract/types";
 import type { GpuFault } from "../contract/faults";
 import { registerFaultMetrics, registerHealthMetrics } from "./healthMetrics";
+import { registerReadinessMetrics, type ReadinessExport } from "./readiness/metricsExport";
 
 export interface MetricsInput {
   /** the latest attributed GPU sample, or null when there is none */
@@ -23,6 +24,8 @@ export interface MetricsInput {
   eventStreams?: number;
   /** Xids seen this run (gpudeck_gpu_xid_errors_total) */
   faults?: readonly GpuFault[];
+  /** engines' readiness and scraped metrics per unit (gpudeck_unit_readiness, gpudeck_engine_*) */
+  engines?: readonly ReadinessExport[];
 }
 
 const MIB = 1024 * 1024;
@@ -135,6 +138,7 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
 
   if (fresh && input.sample) registerHealthMetrics(registers, input.sample);
   if (input.faults) registerFaultMetrics(registers, input.faults);
+  if (input.engines) registerReadinessMetrics(registers, input.engines);
 
   return registry.metrics();
 }

@@ -73,6 +73,13 @@ export const DIAGNOSIS_CODES = [
   "gpu-xid",
   // a Restart= loop systemd's start limit can never end (GPUDECK_CRASH_LOOP rule)
   "crash-loop-endless",
+  // running but not serving: the engine loads, its endpoint does not answer, or it logged a fatal error
+  "engine-loading",
+  "engine-not-serving",
+  "engine-failed",
+  // a start request that did nothing: skipped (ExecCondition=, Condition…=) or refused by systemd
+  "start-skipped",
+  "start-refused",
 ] as const;
 
 export type DiagnosisCode = (typeof DIAGNOSIS_CODES)[number];

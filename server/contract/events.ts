@@ -5,6 +5,7 @@
 import type { BackendStatus, GpuSample, JobEvent, UnitAction, UnitSummary, UnitTransition } from "./types";
 import type { GpuFault } from "./faults";
 import type { Operation } from "./operations";
+import type { Readiness } from "./readiness";
 
 export interface ActionRecord {
   id: string;
@@ -45,7 +46,9 @@ export type AgentEvent =
   /** a GPU-aware start/restart entered a step or reported progress (./operations.ts) */
   | { kind: "operation"; operation: Operation }
   /** an Xid from the kernel log (./faults.ts) */
-  | { kind: "fault"; fault: GpuFault };
+  | { kind: "fault"; fault: GpuFault }
+  /** the unit's readiness changed (state, stage, progress, probe outcome, models; ./readiness.ts) */
+  | { kind: "readiness"; unit: string; readiness: Readiness };
 
 export interface StoredEvent {
   id: string;

@@ -9,6 +9,7 @@ import type { ActionRecord } from "./events";
 import type { BackendStatus, GpuSample, JobEvent, Ms, UnitSummary, UnitTransition } from "./types";
 import type { GpuFault } from "./faults";
 import type { Operation } from "./operations";
+import type { Readiness } from "./readiness";
 
 // --- host names ---------------------------------------------------------------------------
 
@@ -106,7 +107,9 @@ export type PanelEvent =
   | { kind: "status"; host: string; systemd: BackendStatus; telemetry: BackendStatus }
   /** `operation.host` is the panel's name for the host, like `host` */
   | { kind: "operation"; host: string; operation: Operation }
-  | { kind: "fault"; host: string; fault: GpuFault };
+  | { kind: "fault"; host: string; fault: GpuFault }
+  /** also on fleet scope: the overview shows whether units serve */
+  | { kind: "readiness"; host: string; unit: string; readiness: Readiness };
 
 /**
  * Ids of host and unit scope events carry the agent's own position: `<host>~<agent boot id>-<seq>`,

@@ -7,6 +7,7 @@
  * use milliseconds since the epoch (`Ms`) for our own clocks (GPU samples, job bookkeeping).
  */
 import type { CrashLoopMarker } from "./faults";
+import type { EngineMetrics, Readiness } from "./readiness";
 
 export type Usec = number; // microseconds since the Unix epoch (systemd's own clock)
 export type Ms = number; // milliseconds since the Unix epoch
@@ -38,6 +39,11 @@ export interface UnitSummary extends UnitStatePair {
   job: { id: number; type: string } | null;
   /** Set while the unit restarts in a loop (N restarts in M minutes, GPUDECK_CRASH_LOOP); absent otherwise. */
   crashLoop?: CrashLoopMarker;
+  /**
+   * Whether the engine under the unit serves yet (./readiness.ts). Set by every agent with
+   * readiness (units.list, units.get, unit events); absent from older agents.
+   */
+  readiness?: Readiness;
 }
 
 export interface ExecCommand {
@@ -57,6 +63,17 @@ export interface ProcessInfo {
 }
 
 export type ProcState = "running" | "sleeping" | "zombie" | "uninterruptible" | "stopped" | "gone";
+
+/** An Exec*= command with its last run, as systemd reports it (pid 0 / code 0: it has not run). */
+export interface ExecRun extends ExecCommand {
+  startUsec: Usec;
+  exitUsec: Usec;
+  pid: number;
+  /** CLD_*: 1 exited, 2 killed, 3 dumped; 0 = not run */
+  code: number;
+  /** exit status or signal number */
+  status: number;
+}
 
 /** Everything the unit page shows about one unit. */
 export interface UnitDetail extends UnitSummary {
@@ -91,6 +108,10 @@ export interface UnitDetail extends UnitSummary {
    * (incl. implicit ones such as system.slice), in systemd's order, without duplicates.
    */
   requires: string[];
+  /** ExecCondition= commands and their last run (a start is skipped when one exits 1–254); absent from older agents */
+  execCondition?: ExecRun[];
+  /** units.get: the engine's scraped metrics (./readiness.ts); null when none are scraped */
+  engine?: EngineMetrics | null;
 }
 
 /**

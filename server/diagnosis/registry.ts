@@ -15,7 +15,9 @@ import { failedCase } from "./cases/failed";
 import { gpuFaultCase } from "./cases/gpuFault";
 import { loadStateCase } from "./cases/loadState";
 import { maintenanceCase, reloadingCase, startQueuedCase, stoppedCase, unknownStateCase } from "./cases/quietStates";
+import { engineFailedCase, servingCase } from "./cases/serving";
 import { startPhaseCase, startPreRunningCase } from "./cases/startPhases";
+import { startRequestCase, wouldBeRefusedCase } from "./cases/startRequests";
 import { stoppingCase } from "./cases/stopping";
 import { timeoutCase } from "./cases/timeouts";
 import { waitingForGpuCase } from "./cases/waitingForGpu";
@@ -31,14 +33,20 @@ export const DIAGNOSIS_CASES: readonly DiagnosisCase[] = [
   endlessLoopCase,
   // activating/auto-restart, and failed/inactive inside a Restart= cycle: not final yet.
   restartCycleCase,
+  // inactive or failed: the last start request was skipped (ExecCondition=) or refused by systemd;
+  // before the dependency case, which answers when that request's job ended "dependency".
+  startRequestCase,
   // failed or inactive: a start cancelled by a failed dependency explains the state.
   dependencyFailedCase,
   // failed: the start limit, then a timeout, then any other failure (always answers).
   startLimitCase,
   timeoutCase,
+  // failed: the engine logged why (CUDA out of memory …), before the generic failure.
+  engineFailedCase,
   failedCase,
-  // inactive: a start job queued, else plainly stopped (always answers).
+  // inactive: a start job queued, else a start would be refused (a required unit is missing), else plainly stopped (always answers).
   startQueuedCase,
+  wouldBeRefusedCase,
   stoppedCase,
   // activating/start-pre|condition: waiting for GPU memory, else a plain ExecStartPre (always answers).
   waitingForGpuCase,
@@ -47,8 +55,9 @@ export const DIAGNOSIS_CASES: readonly DiagnosisCase[] = [
   startPhaseCase,
   // deactivating (always answers).
   stoppingCase,
-  // active: flapping, else healthy (always answers).
+  // active: flapping, else not serving yet / any more (the engine's readiness), else healthy (always answers).
   flappingCase,
+  servingCase,
   healthyCase,
   reloadingCase,
   maintenanceCase,

@@ -5,6 +5,8 @@
  */
 import type { GpuSample, JobEvent, JournalEntry, Ms, UnitDetail, UnitStateReading, UnitTransition } from "../contract/types";
 import type { CrashLoopMarker, GpuFault } from "../contract/faults";
+import type { ActionRecord } from "../contract/events";
+import type { Readiness } from "../contract/readiness";
 
 export interface DiagnosisFacts {
   /** "Now" on the agent's clock (ms since the epoch); every age and ETA is relative to it. */
@@ -43,6 +45,13 @@ export interface DiagnosisFacts {
   faults?: GpuFault[];
   /** Optional: the agent's crash-loop marker (N restarts in M minutes), when it loops now. */
   crashLoop?: CrashLoopMarker | null;
+  /** Optional: whether the engine under the unit serves yet, its load stage or its fatal error. */
+  readiness?: Readiness | null;
+  /**
+   * Optional: actions people took on this unit through gpudeck, oldest → newest. A start that
+   * systemd refused has no job, only the action's error ("Unit nothere.service not found.").
+   */
+  recentActions?: ActionRecord[];
 }
 
 /** A unit the diagnosed one requires, as it is now. */

@@ -12,6 +12,7 @@ import { diagnoseUnit } from "../diagnoseUnit";
 import { JournalStreamError, sharedJournalsFor } from "../journalShare";
 import { stopLoopInput } from "../../contract/operationSchemas";
 import { agentParts } from "../agentParts";
+import { readinessOf } from "../readiness/index";
 import { stopLoop } from "../crashLoop/stopLoop";
 import { beginGpuAwareAction, gpuAwareRequested } from "./gpuAwareAction";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
@@ -56,7 +57,8 @@ export function createUnitsRouter(services: AgentServices) {
       const name = allowed(input.name);
       const detail = await hub.host.systemd.get(name);
       if (!detail) throw new TRPCError({ code: "NOT_FOUND", message: `Unit ${name} is not known to systemd on ${hub.hostname}.` });
-      return detail;
+      const readiness = readinessOf(hub);
+      return readiness ? { ...detail, readiness: readiness.readiness(name), engine: readiness.engineMetrics(name) } : detail;
     }),
     start: act("start"),
     stop: act("stop"),
@@ -74,6 +76,8 @@ export function createUnitsRouter(services: AgentServices) {
         ...hub.timeline(name, sinceMs * 1000),
         faults: parts.faults.list({ sinceMs, unit: name }),
         operations: parts.operations.list(name).filter((o) => o.atMs >= sinceMs),
+        /** the readiness lane: state and stage changes (serving, loading weights …) */
+        readiness: readinessOf(hub)?.timeline(name, sinceMs) ?? [],
       };
     }),
     /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */

@@ -4,6 +4,7 @@
  */
 import type { BackendStatus, GpuRawSample } from "../../contract/types";
 import type { GpuAdapter, HostAdapter, KernelLogAdapter, KernelMessage, ProcAdapter } from "../adapter";
+import { SimEngineHttp } from "./simEngine";
 import { SimSystemd, type SimTiming } from "./systemd";
 import { profileHardware, profileUnits, type SimProfile } from "./profiles";
 import { SimWorld } from "./world";
@@ -46,7 +47,11 @@ export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & {
       return { killed: true };
     },
   };
-  return { kind: "simulator", systemd, gpu, procs, world, kernelLog: new SimKernelLog() };
+  const engines = new SimEngineHttp(
+    (name) => systemd.simUnit(name),
+    (pid) => world.isAlive(pid),
+  );
+  return { kind: "simulator", systemd, gpu, procs, world, kernelLog: new SimKernelLog(), engines };
 }
 
 /** The simulated kernel log: quiet unless a test (or a demo) injects a message. */

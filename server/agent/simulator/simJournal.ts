@@ -38,17 +38,22 @@ export class SimJournal {
     return mine.slice(Math.max(0, mine.length - lines));
   }
 
-  async *follow(unit: string, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
+  follow(unit: string, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
+    return this.followWhere((u) => u === unit, signal, opts);
+  }
+
+  /** One tail over every unit `wanted` accepts (the readiness reader follows all engines at once). */
+  async *followWhere(wanted: (unit: string) => boolean, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
     const queue: JournalEntry[] = [];
     if (opts.afterCursor) {
       // what a reconnecting client missed (nothing when its line is no longer kept)
-      const mine = this.lines.filter((l) => l.unit === unit);
+      const mine = this.lines.filter((l) => wanted(l.unit));
       const at = mine.findIndex((l) => l.cursor === opts.afterCursor);
       if (at >= 0) queue.push(...mine.slice(at + 1));
     }
     let wake: (() => void) | null = null;
     const onLine = (e: JournalEntry) => {
-      if (e.unit !== unit) return;
+      if (!wanted(e.unit)) return;
       queue.push(e);
       wake?.();
     };

@@ -14,6 +14,16 @@ export interface SimTiming {
   stopDrainMs: number;
 }
 
+/** The inference engine a unit's main process runs, as its probes see it (./simEngine.ts). */
+export interface SimEngineState {
+  /** the main process it belongs to (a later process of the unit has its own) */
+  pid: number;
+  model: string;
+  /** vLLM refuses connections until its API server listens */
+  listening: boolean;
+  readyAtMs: number | null;
+}
+
 export interface SimJob {
   id: number;
   type: string;
@@ -29,6 +39,7 @@ export class SimUnit {
   control: SimProcess | null = null;
   main: SimProcess | null = null;
   workers: SimProcess[] = [];
+  engine: SimEngineState | null = null;
   job: SimJob | null = null;
   /** pending follow-up after a stop completes (restart) */
   afterStop: (() => void) | null = null;

@@ -105,4 +105,14 @@ export class SimSystemd implements SystemdAdapter {
   followJournal(name: string, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
     return this.unitJournal.follow(name, signal, opts);
   }
+
+  followUnitsJournal(names: string[], signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {
+    const wanted = new Set(names.filter((n) => this.ops.visible(n)));
+    return this.unitJournal.followWhere((u) => wanted.has(u), signal, opts);
+  }
+
+  /** A unit's simulated state, for the simulated engines' endpoints (./simEngine.ts). */
+  simUnit(name: string): SimUnit | undefined {
+    return this.ops.visible(name) ? this.units.get(name) : undefined;
+  }
 }

@@ -4,6 +4,7 @@
  * exiting (Restart=on-failure cycles, the start limit), restart and reset-failed, and each
  * unit's initial condition when the demo starts.
  */
+import { newSimEngine, playCrashStages, playServeStart } from "./simEngine";
 import { runStartPre } from "./startPre";
 import type { SimTiming, SimUnit } from "./simUnit";
 import type { SimUnitOps } from "./unitOps";
@@ -158,6 +159,7 @@ export class SimUnitMachine {
     const spec = u.spec;
     u.main = this.world.spawn(spec.execStart, spec.name, 3);
     u.summary.mainPid = u.main.pid;
+    u.engine = newSimEngine(u, loaded, this.ops.now());
     const m = spec.main;
     u.workers = [];
     if (m.kind === "serve") {
@@ -203,12 +205,10 @@ export class SimUnitMachine {
     ops.finishJob(u, "done");
     const m = spec.main;
     if (m.kind === "serve") {
-      ops.after(u, m.loadMs, () => {
-        if (u.summary.subState === "running")
-          ops.log(u, "INFO: Application startup complete. Uvicorn running on http://0.0.0.0:" + spec.execStart.at(-1), 6, u.main?.pid ?? null);
-      });
+      playServeStart(ops, u, m);
     } else {
       const pid = u.main!.pid;
+      playCrashStages(ops, u, m.afterMs);
       ops.after(u, 400, () => ops.log(u, m.lines[0]!, 6, pid));
       ops.after(u, m.afterMs, () => {
         if (u.main?.pid !== pid || !this.world.isAlive(pid)) return;

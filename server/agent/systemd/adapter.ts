@@ -21,7 +21,7 @@ import { queueUnitAction } from "./actions";
 import { SYSTEM_BUS_DEFAULT } from "./bus";
 import { detectCgroupRoot } from "./cgroups";
 import { SystemdLink } from "./connection";
-import { jsonSafe, str, type PlainProps } from "./dbusValues";
+import { environmentValues, jsonSafe, str, type PlainProps } from "./dbusValues";
 import { readDependencyStates } from "./dependencyStates";
 import { JobTracker } from "./jobTracker";
 import { followJournal, JOURNAL_MAX_LINES, readJournal, type JournalSource } from "./journal";
@@ -165,6 +165,32 @@ export class DbusSystemdAdapter implements SystemdAdapter {
       signal.removeEventListener("abort", onAbort);
       this.followers.delete(ctl);
     }
+  }
+
+  /** The readiness reader: one journalctl over several units (each allow-listed), not per viewer. */
+  async *followUnitsJournal(names: string[], signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncGenerator<JournalEntry> {
+    if (names.length === 0) return;
+    for (const name of names) assertManageableUnit(name, this.globs);
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) ctl.abort();
+    this.followers.add(ctl);
+    try {
+      const lines = opts.afterCursor ? JOURNAL_MAX_LINES : 0;
+      yield* followJournal({ ...this.journalSource, unit: names[0]!, alsoUnits: names.slice(1), lines, afterCursor: opts.afterCursor, signal: ctl.signal });
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.followers.delete(ctl);
+    }
+  }
+
+  /** Only the asked-for keys of Environment= (it may hold secrets: nothing else leaves here). */
+  async readEnvironment(name: string, keys: readonly string[]): Promise<Record<string, string>> {
+    assertManageableUnit(name, this.globs);
+    let props = this.units.get(name)?.props ?? null;
+    if (this.link.conn && this.link.systemdOwner && !props) props = await this.calls.getAll(this.link.conn, await this.calls.loadUnit(this.link.conn, name));
+    return environmentValues(props?.Environment, keys);
   }
 
   /** A consumer that throws must not break the adapter's task queue: log it and go on. */

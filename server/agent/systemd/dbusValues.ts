@@ -2,7 +2,7 @@
  * Turning D-Bus values as dbus-next delivers them (Variants, BigInts, nested arrays) into
  * plain numbers, strings and our domain types. Pure; no bus access here.
  */
-import type { ExecCommand } from "../../contract/types";
+import type { ExecCommand, ExecRun } from "../../contract/types";
 
 /** systemd's USEC_INFINITY (UINT64_MAX) as a JSON-safe number: "no limit". */
 export const USEC_INFINITY = Number.MAX_SAFE_INTEGER;
@@ -48,6 +48,31 @@ export function parseExecCommands(v: unknown): ExecCommand[] {
     if (!Array.isArray(item) || typeof item[0] !== "string") continue;
     const argv = Array.isArray(item[1]) ? item[1].filter((a): a is string => typeof a === "string") : [];
     out.push({ path: item[0], argv, ignoreErrors: item[2] === true });
+  }
+  return out;
+}
+
+/** The same with each command's last run: (…, exit_monotonic, pid, code, status) → ExecRun. */
+export function parseExecRuns(v: unknown): ExecRun[] {
+  if (!Array.isArray(v)) return [];
+  const out: ExecRun[] = [];
+  for (const item of v) {
+    const [cmd] = parseExecCommands([item]);
+    if (!cmd) continue;
+    const run = item as unknown[];
+    out.push({ ...cmd, startUsec: num(run[3]), exitUsec: num(run[5]), pid: num(run[7]), code: num(run[8]), status: num(run[9]) });
+  }
+  return out;
+}
+
+/** Values of `keys` from an Environment= list ("KEY=value" strings); other variables are never returned. */
+export function environmentValues(v: unknown, keys: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(v)) return out;
+  for (const item of v) {
+    if (typeof item !== "string") continue;
+    const eq = item.indexOf("=");
+    if (eq > 0 && keys.includes(item.slice(0, eq))) out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
 }

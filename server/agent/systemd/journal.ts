@@ -25,6 +25,8 @@ export interface JournalQuery extends JournalSource {
   follow?: boolean;
   /** only entries after this cursor (`--after-cursor=`), e.g. to continue a backlog without a gap */
   afterCursor?: string;
+  /** more units in the same query (one `--unit=` each): the readiness reader follows all engines at once */
+  alsoUnits?: readonly string[];
 }
 
 export function clampLines(lines: number): number {
@@ -39,6 +41,7 @@ export function journalctlArgs(q: JournalQuery): string[] {
   if (q.afterCursor) args.push(`--after-cursor=${q.afterCursor}`);
   if (q.follow) args.push("--follow");
   args.push(`--unit=${q.unit}`);
+  for (const u of q.alsoUnits ?? []) args.push(`--unit=${u}`);
   return args;
 }
 

@@ -3,7 +3,7 @@
  * interface, e.g. .Service, already unwrapped into plain values) to our domain types. Pure.
  */
 import type { ProcessInfo, UnitDetail, UnitStateReading, UnitSummary } from "../../contract/types";
-import { num, parseExecCommands, parseExitStatusSet, parseJobRef, str, type ExitStatusSet, type PlainProps } from "./dbusValues";
+import { num, parseExecCommands, parseExecRuns, parseExitStatusSet, parseJobRef, str, type ExitStatusSet, type PlainProps } from "./dbusValues";
 
 /** What transition logic needs to know about one unit at one moment. */
 export interface UnitSnapshot {
@@ -106,6 +106,7 @@ export function detailFromProps(name: string, p: PlainProps, jobType: (id: numbe
     mainProcess: procs.mainProcess,
     processes: procs.processes,
     requires: requiresFromProps(p),
+    execCondition: parseExecRuns(p.ExecCondition),
   };
 }
 

@@ -65,7 +65,7 @@ export class Fanout {
     this.send(hostSubs, item);
     if (entry.unit === null) this.forUnitsOf(link.name, (_unit, subs) => this.send(subs, item));
     else this.send(this.unitSubs.get(link.name)?.get(entry.unit), item);
-    if (e.kind === "unit" || e.kind === "unit-removed") this.fleetEvent(e);
+    if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e);
   }
 
   /** Summaries that changed since the last tick: to the fleet, and to each host's own viewers. */

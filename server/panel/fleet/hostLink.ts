@@ -266,6 +266,12 @@ export class HostLink {
         return { kind: "operation", host, operation: { ...e.operation, host } };
       case "fault":
         return { kind: "fault", host, fault: e.fault };
+      case "readiness": {
+        // the mirror's summary carries it too: units.list and fleet snapshots show it
+        const u = this.units.get(e.unit);
+        if (u) this.units.set(e.unit, { ...u, readiness: e.readiness });
+        return { kind: "readiness", host, unit: e.unit, readiness: e.readiness };
+      }
     }
   }
 
@@ -295,6 +301,8 @@ function unitOf(e: PanelEvent): string | null {
       return e.operation.unit;
     case "fault":
       return e.fault.unit;
+    case "readiness":
+      return e.unit;
     default:
       return null;
   }
