@@ -8,6 +8,7 @@
  * setup.complete. Everything else needs a signed-in user (or demo mode's demo admin).
  */
 import { router } from "../trpc";
+import { alertsRouter } from "./routers/alertsRouter";
 import { auditRouter } from "./routers/auditRouter";
 import { eventsRouter } from "./routers/eventsRouter";
 import { gpusRouter } from "./routers/gpusRouter";
@@ -16,6 +17,7 @@ import { hostsRouter } from "./routers/hostsRouter";
 import { revealRouter } from "./routers/revealRouter";
 import { operationsRouter } from "./routers/operationsRouter";
 import { sessionRouter } from "./routers/sessionRouter";
+import { statusPageRouter } from "./routers/statusPageRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { unitsRouter } from "./routers/unitsRouter";
 import { usersRouter } from "./routers/usersRouter";
@@ -32,6 +34,8 @@ export const panelRouter = router({
   users: usersRouter,
   reveal: revealRouter,
   operations: operationsRouter,
+  alerts: alertsRouter,
+  statusPage: statusPageRouter,
 });
 
 export type PanelRouter = typeof panelRouter;
