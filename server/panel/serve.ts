@@ -34,8 +34,11 @@ export function setPeerHeader(req: IncomingMessage): void {
   }
 }
 
-/** Paths anyone may load: sign-in and setup pages, Next's assets, the API (it checks itself). */
-const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/];
+/** The status page (`/status`, `/status/<token>`): it checks its own switch and token (server/statusPage/http.ts). */
+export const STATUS_PAGE_PATH = /^\/status(\/[^/]+)?\/?$/;
+
+/** Paths anyone may load: sign-in and setup pages, Next's assets, the API and the status page (they check themselves). */
+const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/, STATUS_PAGE_PATH];
 
 /** Where a page request must go instead (the sign-in page), or null to serve it. */
 export function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" | "auth">): { location: string; clearCookie: boolean } | null {
