@@ -17,6 +17,7 @@ export class EventRing {
   /** every kept event with a sequence above this is in the ring */
   private coveredAfterSeq = 0;
   private readonly listeners = new Set<Listener>();
+  private readonly internal = new Set<Listener>();
 
   constructor(
     readonly bootId: string,
@@ -64,17 +65,23 @@ export class EventRing {
     return out;
   }
 
-  subscribe(listener: Listener): () => void {
+  /** `internal`: a part of the agent itself, not a client's stream (not counted by subscriberCount). */
+  subscribe(listener: Listener, internal = false): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (internal) this.internal.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      this.internal.delete(listener);
+    };
   }
 
   subscriberCount(): number {
-    return this.listeners.size;
+    return this.listeners.size - this.internal.size;
   }
 
   clearListeners(): void {
     this.listeners.clear();
+    this.internal.clear();
   }
 }
 

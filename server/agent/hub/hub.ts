@@ -209,8 +209,9 @@ export class Hub {
     return this.events.currentEventId();
   }
 
-  subscribe(listener: (e: StoredEvent) => void): () => void {
-    return this.events.subscribe(listener);
+  /** `internal`: a part of the agent (crash loops, operations …), not counted as an event stream. */
+  subscribe(listener: (e: StoredEvent) => void, opts: { internal?: boolean } = {}): () => void {
+    return this.events.subscribe(listener, opts.internal === true);
   }
 
   subscriberCount(): number {
