@@ -22,6 +22,7 @@ import { JournalctlKernelLog } from "./faults/kernelLog";
 import { MemoryPoolAttributor, meminfoReader } from "./gpu/memoryPool";
 import { withProcessControl } from "./gpu/processControl";
 import type { Actor, Role } from "../contract/actors";
+import { applyConfigFileOrExit } from "../config/configFile";
 import type { Context } from "../trpc";
 
 export interface RunningAgent {
@@ -190,6 +191,8 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
 }
 
 async function main(): Promise<void> {
+  // GPUDECK_CONFIG: the config file's [agent] keys become defaults for the variables read below
+  applyConfigFileOrExit(process.env, "agent", { log, validate: () => loadAgentConfig(process.argv.slice(2), process.env) });
   let config: AgentConfig;
   try {
     config = loadAgentConfig(process.argv.slice(2), process.env);
