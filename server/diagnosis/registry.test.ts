@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { UnitDetail } from "../contract/types";
 import type { CrashLoopMarker, GpuFault } from "../contract/faults";
+import { action, execCondition, failedReadiness, finishedJob, readiness, servingReadiness } from "./readinessFixtures";
 import { DIAGNOSIS_CODES, type DiagnosisCode } from "../contract/diagnosis";
 import { buildContext } from "./context";
 import { diagnose } from "./diagnose";
@@ -167,6 +168,28 @@ const SCENARIOS: [DiagnosisCode, string, () => DiagnosisFacts][] = [
       facts({
         unit: unit({ activeState: "activating", subState: "auto-restart", restart: "always", restartUsec: 5_000_000, nRestarts: 6 }),
         crashLoop: endlessMarker,
+      }),
+  ],
+  ["engine-loading", "serving", () => facts({ readiness: readiness() })],
+  ["engine-not-serving", "serving", () => facts({ readiness: servingReadiness({ state: "not-serving", sinceMs: ago(240), reason: "/health answered 503" }) })],
+  ["engine-failed", "serving", () => facts({ readiness: failedReadiness() })],
+  [
+    "start-skipped",
+    "start-request",
+    () =>
+      facts({
+        unit: inactive({ result: "exec-condition", execCondition: [execCondition(1)] }),
+        recentJobs: [finishedJob(30, "done")],
+        recentActions: [action(30)],
+      }),
+  ],
+  [
+    "start-refused",
+    "start-request",
+    () =>
+      facts({
+        unit: inactive({ requires: ["nothere.service"] }),
+        recentActions: [action(20, { jobId: null, error: "systemd refused start of vllm-kimi-k25.service: Unit nothere.service not found." })],
       }),
   ],
 ];
