@@ -35,7 +35,7 @@ const nextConfig: NextConfig = {
   reactStrictMode: true,
   allowedDevOrigins: ["127.0.0.1"],
   // @trpc/server once per process: tracked() marks events with a module-level symbol
-  serverExternalPackages: ["better-sqlite3", "@node-rs/argon2", "dbus-next", "@trpc/server"],
+  serverExternalPackages: ["better-sqlite3", "@node-rs/argon2", "dbus-next", "@trpc/server", "undici"],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

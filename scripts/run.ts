@@ -110,7 +110,7 @@ function startAgent(env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("the agent did not start within 30 s")), 30_000);
     startChild("agent", process.execPath, ["--import", "tsx", path.join(root, "server/agent/main.ts")], env, (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
+      const m = /listening on (https?:\/\/\S+)/.exec(line);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

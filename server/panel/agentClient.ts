@@ -7,12 +7,15 @@ import { EventSource } from "eventsource";
 import type { AgentRouter } from "../agent/router";
 import type { Actor } from "../contract/actors";
 import { wireTransformer } from "../contract/wire";
+import { agentFetch, type AgentTls } from "./agentTls";
 
 export type AgentClient = TRPCClient<AgentRouter>;
 
 export interface AgentConnection {
   url: string;
   token: string | null;
+  /** https with a CA file or a pinned certificate (./agentTls.ts); otherwise the system's CAs */
+  tls?: AgentTls | null;
 }
 
 export function encodeActor(actor: Actor | null | undefined): string | undefined {
@@ -22,6 +25,7 @@ export function encodeActor(actor: Actor | null | undefined): string | undefined
 }
 
 export function createAgentClient(conn: AgentConnection): AgentClient {
+  const doFetch = conn.tls ? agentFetch(conn.tls) : fetch;
   const headersFor = (context: Record<string, unknown> | undefined): Record<string, string> => {
     const h: Record<string, string> = {};
     if (conn.token) h.authorization = `Bearer ${conn.token}`;
@@ -39,12 +43,13 @@ export function createAgentClient(conn: AgentConnection): AgentClient {
           EventSource,
           eventSourceOptions: ({ op }) => ({
             fetch: (input: string | URL | Request, init?: RequestInit) =>
-              fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headersFor(op.context) } }),
+              doFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headersFor(op.context) } }),
           }),
         }),
         false: httpLink({
           url: `${conn.url}/trpc`,
           transformer: wireTransformer,
+          fetch: doFetch,
           headers: ({ op }) => headersFor(op.context),
         }),
       }),

@@ -70,7 +70,7 @@ export class HostLink {
     this.log = opts.log ?? ((m) => console.error(`[panel] ${m}`));
     this.clock = opts.clock ?? Date.now;
     this.sinceMs = this.clock();
-    this.agentClient = createAgentClient({ url: config.url, token: config.token });
+    this.agentClient = createAgentClient({ url: config.url, token: config.token, tls: config.tls });
     this.ring = new HostRing(opts.ringSize);
   }
 

@@ -20,8 +20,8 @@ describe("GPUDECK_AGENTS_FILE", () => {
       { name: "gpu-b", url: "https://10.0.0.6:9300", tokenFile: "gpu-b.token" },
     ]);
     expect(hosts).toEqual([
-      { name: "gpu-a", url: "http://10.0.0.5:9300", token: TOK_A, tokenSource: `the "token" of entry 1 ("gpu-a") in ${FILE}`, source: "file" },
-      { name: "gpu-b", url: "https://10.0.0.6:9300", token: TOK_B, tokenSource: path.join(dir, "gpu-b.token"), source: "file" },
+      { name: "gpu-a", url: "http://10.0.0.5:9300", token: TOK_A, tokenSource: `the "token" of entry 1 ("gpu-a") in ${FILE}`, source: "file", tls: null },
+      { name: "gpu-b", url: "https://10.0.0.6:9300", token: TOK_B, tokenSource: path.join(dir, "gpu-b.token"), source: "file", tls: null },
     ]);
   });
 

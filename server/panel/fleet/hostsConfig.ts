@@ -2,11 +2,13 @@
  * Which agents the panel watches, from its environment:
  * - `GPUDECK_AGENTS_FILE`: a JSON list, `[{"name": "gpu-a", "url": "http://10.0.0.5:9300",
  *   "tokenFile": "/etc/gpudeck/gpu-a.token"}, …]` (or `"token"` inline). Names are DNS-label-like
- *   and unique; an error names the entry and the key.
+ *   and unique; an error names the entry and the key. An `https://` agent may name `"caFile"` (PEM
+ *   its certificate must chain to) and/or `"fingerprint"` (its certificate's SHA-256, pinned).
  * - `GPUDECK_AGENTS_JSON`: the same list as JSON text (what the config file's [[hosts]] become).
  * - otherwise `GPUDECK_AGENT_URL` + `GPUDECK_AGENT_TOKEN` (default: `<data dir>/agent-token`, as a
  *   local agent writes it): one host, named `GPUDECK_AGENT_NAME` or after the agent's address
- *   (this machine's name for a loopback agent).
+ *   (this machine's name for a loopback agent); GPUDECK_AGENT_CA_FILE / GPUDECK_AGENT_FINGERPRINT
+ *   as caFile / fingerprint above.
  * Hosts added on the Hosts page live in the panel database (./hostStore.ts) and are merged in.
  * A token is never logged and never sent to a browser: errors say where it came from.
  */
@@ -17,6 +19,7 @@ import { z } from "zod";
 import { hostNameProblem, type HostSource } from "../../contract/fleet";
 import { agentTokenProblem } from "../../contract/agentToken";
 import { agentUrlSchema } from "../../contract/schemas";
+import { normaliseFingerprint, type AgentTls } from "../tlsPin";
 
 export interface HostConfig {
   name: string;
@@ -25,6 +28,8 @@ export interface HostConfig {
   /** where the token came from, for messages (never the token) */
   tokenSource: string;
   source: HostSource;
+  /** https: a CA to verify the agent with, or its pinned certificate (none: the system's CAs) */
+  tls?: AgentTls | null;
 }
 
 export class HostsConfigError extends Error {}
@@ -35,8 +40,36 @@ const entrySchema = z
     url: agentUrlSchema,
     token: z.string().max(1000).optional(),
     tokenFile: z.string().min(1).max(4096).optional(),
+    caFile: z.string().min(1).max(4096).optional(),
+    fingerprint: z.string().max(200).optional(),
   })
   .strict();
+
+/** caFile / fingerprint of one agent: only for https, the CA read now, the fingerprint normalised. */
+export function agentTlsFrom(url: string, caFile: string | undefined, fingerprint: string | undefined, what: string, baseDir?: string): AgentTls | null {
+  if (caFile === undefined && fingerprint === undefined) return null;
+  if (!url.startsWith("https://"))
+    throw new HostsConfigError(`${what}: a CA file or fingerprint needs an https:// url (the agent serves TLS with GPUDECK_AGENT_TLS_CERT/KEY)`);
+  let ca: string | null = null;
+  if (caFile !== undefined) {
+    const file = baseDir === undefined ? path.resolve(/*turbopackIgnore: true*/ caFile) : path.resolve(/*turbopackIgnore: true*/ baseDir, caFile);
+    try {
+      ca = readFileSync(/*turbopackIgnore: true*/ file, "utf8");
+    } catch (err) {
+      throw new HostsConfigError(`${what}: cannot read caFile ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    if (!ca.includes("-----BEGIN CERTIFICATE-----")) throw new HostsConfigError(`${what}: caFile ${file} holds no PEM certificate`);
+  }
+  let pin: string | null = null;
+  if (fingerprint !== undefined) {
+    pin = normaliseFingerprint(fingerprint);
+    if (!pin)
+      throw new HostsConfigError(
+        `${what}: fingerprint is not a SHA-256 fingerprint (64 hex digits, e.g. from: openssl x509 -noout -fingerprint -sha256 -in cert.pem)`,
+      );
+  }
+  return { ca, fingerprint: pin };
+}
 
 /** A DNS label made from any text ("GPU_Node.7" → "gpu-node-7"); "local" when nothing is left. */
 export function hostNameFrom(text: string): string {
@@ -105,6 +138,7 @@ export function parseAgentsFile(text: string, file: string, baseDir = path.dirna
       token: tokenFile ? readToken(tokenFile, what) : checkedToken(entry.token!, `${what}: key "token"`),
       tokenSource: tokenFile ?? `the "token" of ${label} in ${file}`,
       source: "file",
+      tls: agentTlsFrom(entry.url, entry.caFile, entry.fingerprint, what, baseDir),
     });
   });
   return hosts;
@@ -160,5 +194,11 @@ export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined
   const agentHost = new URL(url).hostname;
   const loopback = agentHost === "localhost" || agentHost.startsWith("127.") || agentHost === "[::1]";
   const name = given || hostNameFrom(loopback ? osHostname() : agentHost);
-  return [{ name, url, token, tokenSource, source: "env" }];
+  const tls = agentTlsFrom(
+    url,
+    env.GPUDECK_AGENT_CA_FILE?.trim() || undefined,
+    env.GPUDECK_AGENT_FINGERPRINT?.trim() || undefined,
+    "GPUDECK_AGENT_CA_FILE/GPUDECK_AGENT_FINGERPRINT",
+  );
+  return [{ name, url, token, tokenSource, source: "env", tls }];
 }
