@@ -14,6 +14,8 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { clearSessionCookie } from "../auth/sessions";
+import { applyConfigFileOrExit } from "../config/configFile";
+import { loadPanelConfig } from "./config";
 import { PEER_HEADER, trustPeerHeader } from "./context";
 import { checkDemoHosts } from "./demoCheck";
 import { getPanel, shutdownPanel, type Panel } from "./instance";
@@ -148,6 +150,8 @@ export async function stopPanelServer(server: http.Server, endStreams: () => voi
 }
 
 async function main(): Promise<void> {
+  // GPUDECK_CONFIG: the config file's panel keys become defaults for the variables read below
+  applyConfigFileOrExit(process.env, "panel", { log: (m) => console.error(`[panel] ${m}`), validate: () => loadPanelConfig(process.env) });
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
   const host = process.env.HOSTNAME || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
