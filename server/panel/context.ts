@@ -62,6 +62,7 @@ export function createPanelContext(req: Request, { config, services }: ContextSo
     userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null,
     secure: config.secureCookies,
     resHeaders,
+    auditedCalls: new Set<string>(),
   };
   if (config.demo) {
     return {

@@ -16,7 +16,7 @@ import { actorOf, clientAddress, createPanelContext, DEMO_ACTOR, peerAddress } f
 import { auditActionForPath } from "./refusals";
 import { guardRequest, MAX_BODY_BYTES, readBodyLimited, type GuardResult } from "./requestGuard";
 import { panelRouter } from "./router";
-import { errorDetail, type PanelServices } from "./trpc";
+import { errorDetail, type PanelContext, type PanelServices } from "./trpc";
 
 /** What the endpoint is built from (./instance.ts makes one per process). */
 export interface PanelEndpoint {
@@ -29,8 +29,8 @@ const BEFORE_ANY_PROCEDURE = new Set<TRPCError["code"]>(["PARSE_ERROR", "METHOD_
 
 const isProcedure = (path: string | undefined): boolean => path !== undefined && Object.hasOwn(panelRouter._def.procedures, path);
 
-/** Procedures whose outermost middleware is `audited`: they record their own refusals. */
-const auditsItself = (path: string | undefined): boolean => path !== undefined && auditActionForPath(path) !== path;
+const isMutation = (path: string | undefined): boolean =>
+  path !== undefined && (panelRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>)[path]?._def.type === "mutation";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -123,16 +123,16 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     createContext: ({ resHeaders }) => createPanelContext(request, endpoint, resHeaders),
     // per-user data: never stored by the browser or a proxy
     responseMeta: () => ({ headers: { "Cache-Control": "no-store" } }),
-    onError: ({ error, path }) => {
+    onError: ({ error, path, ctx }) => {
       // Messages only (no inputs, headers or cookies): they can carry passwords and tokens.
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path ?? "?"}: ${error.message}`);
       // Refused before any procedure ran (unparsable body, a mutation sent as GET, an unknown
-      // procedure, input that fails validation): audit attempts to change something. Procedures
-      // that audit themselves already recorded whatever reached them.
+      // procedure, input that fails validation): audit attempts to change something. A call whose
+      // `audited` middleware ran has recorded its refusal already.
+      if (path !== undefined && (ctx as Partial<PanelContext> | undefined)?.panelRequest?.auditedCalls.has(path)) return;
       const reachedProcedure = !BEFORE_ANY_PROCEDURE.has(error.code) && isProcedure(path);
-      if (reachedProcedure && auditsItself(path)) return;
       const early = !reachedProcedure || (error.code === "BAD_REQUEST" && error.cause instanceof ZodError);
-      if (early && (req.method === "POST" || auditsItself(path))) {
+      if (early && (req.method === "POST" || isMutation(path))) {
         auditRefusal(req, endpoint, url, { ok: false, status: getHTTPStatusCodeFromError(error), code: "BAD_REQUEST", message: errorDetail(error) });
       }
     },

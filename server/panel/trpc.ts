@@ -43,6 +43,8 @@ export interface PanelRequest {
   sessionId: string | null;
   /** Why the request is not authenticated, as a sentence for the UI; null when it is. */
   authRefusal: string | null;
+  /** Procedures of this request whose refusals the `audited` middleware records (the endpoint then does not). */
+  auditedCalls: Set<string>;
 }
 
 /** The services a procedure may use; built once per panel process (./instance.ts). */
@@ -112,7 +114,8 @@ export function errorDetail(error: TRPCError): string {
  * (an action that reached the agent) sets `ctx.audit.recorded`, and nothing more is written.
  */
 export function audited(describe: (raw: Record<string, unknown>) => AuditedCall) {
-  return panelProcedure.use(async ({ ctx, next, getRawInput }) => {
+  return panelProcedure.use(async ({ ctx, next, getRawInput, path }) => {
+    ctx.panelRequest.auditedCalls.add(path);
     const audit = { recorded: false };
     const result = await next({ ctx: { audit } });
     if (!result.ok && !audit.recorded) {
