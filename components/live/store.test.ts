@@ -48,6 +48,9 @@ describe("LiveStore, fleet scope", () => {
     expect(store.host("gpu-b")!.units.get("b.service")!.activeState).toBe("activating");
     store.apply("fleet~p-5", { kind: "unit-removed", host: "gpu-a", name: "b.service" });
     expect(store.host("gpu-a")!.units.has("b.service")).toBe(false);
+    // an admin removed a host: every fleet tab forgets it
+    store.apply("fleet~p-6", { kind: "host-removed", host: "gpu-new" });
+    expect(store.host("gpu-new")).toBeUndefined();
     expect(store.host("gpu-b")!.units.has("b.service")).toBe(true);
   });
 

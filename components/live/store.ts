@@ -81,6 +81,8 @@ export class LiveStore {
       for (const s of e.hosts) this.ensure(s.name)!.summary = s;
       for (const { host, ...unit } of e.units) this.ensure(host)?.units.set(unit.name, unit);
       this.snapshots++;
+    } else if (e.kind === "host-removed") {
+      this.hosts.delete(e.host);
     } else if (e.kind === "hosts") {
       for (const s of e.hosts) {
         const h = this.ensure(s.name);
@@ -93,7 +95,7 @@ export class LiveStore {
     this.changed();
   }
 
-  private applyToHost(h: HostLive, e: Exclude<PanelEvent, { kind: "fleet-snapshot" | "hosts" }>): void {
+  private applyToHost(h: HostLive, e: Exclude<PanelEvent, { kind: "fleet-snapshot" | "hosts" | "host-removed" }>): void {
     switch (e.kind) {
       case "host-snapshot":
         h.applySnapshot(e);

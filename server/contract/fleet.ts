@@ -98,6 +98,8 @@ export type PanelEvent =
   | { kind: "hosts"; hosts: HostSummary[] }
   /** fleet scope: a host's whole unit list anew (after the panel re-read the host) */
   | { kind: "host-units"; host: string; units: UnitSummary[] }
+  /** an admin removed the host from the panel */
+  | { kind: "host-removed"; host: string }
   | { kind: "unit"; host: string; unit: UnitSummary }
   | { kind: "unit-removed"; host: string; name: string }
   | { kind: "transition"; host: string; transition: UnitTransition }

@@ -81,6 +81,15 @@ export class Fanout {
     }
   }
 
+  /** A host left the panel: fleet viewers forget it; its own viewers are told (their page says so). */
+  hostRemoved(name: string): void {
+    const event: PanelEvent = { kind: "host-removed", host: name };
+    if (this.fleetSubs.size > 0) this.fleetEvent(event);
+    const item = { id: `${name}~-0`, data: preserialized(event) };
+    this.send(this.hostSubs.get(name), item);
+    this.forUnitsOf(name, (_unit, subs) => this.send(subs, item));
+  }
+
   // --- browser streams ---------------------------------------------------------------------
 
   /** A viewer's stream: a snapshot or the events it missed, then live events, until `signal` aborts. */

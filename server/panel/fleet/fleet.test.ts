@@ -122,6 +122,21 @@ describe("fleet hub", () => {
     expect(hostView.seen.every((s) => !("host" in s.event) || s.event.host === "gpu-b")).toBe(true);
   });
 
+  it("tells fleet and host viewers when an admin removes a host", async () => {
+    fleet.put({ name: "gpu-x", url: b.url, token: b.token, tokenSource: "test", source: "panel" });
+    await connected("gpu-x");
+    const ctl = new AbortController();
+    const fleetView = reader(fleet.watch({ watch: "fleet" }, null, ctl.signal));
+    const hostView = reader(fleet.watch({ watch: "host", host: "gpu-x" }, null, ctl.signal));
+    await fleetView.until((e) => e.kind === "fleet-snapshot");
+    await hostView.until((e) => e.kind === "host-snapshot");
+    expect(fleet.remove("gpu-x")).toBe(true);
+    await fleetView.until((e) => e.kind === "host-removed" && e.host === "gpu-x");
+    await hostView.until((e) => e.kind === "host-removed" && e.host === "gpu-x");
+    ctl.abort();
+    expect(fleet.get("gpu-x")).toBeUndefined();
+  });
+
   it("gives a viewer that cannot keep up a fresh snapshot instead of growing its queue", async () => {
     const ctl = new AbortController();
     const gen = fleet.watch({ watch: "host", host: "gpu-a" }, null, ctl.signal);

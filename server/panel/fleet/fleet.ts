@@ -88,6 +88,7 @@ export class Fleet {
   remove(name: string): boolean {
     if (!this.links.has(name)) return false;
     this.detach(name);
+    this.fanout.hostRemoved(name);
     return true;
   }
 
