@@ -1,22 +1,7 @@
 import type { NextConfig } from "next";
 
+// The pages' Content-Security-Policy (a nonce per request) and HSTS come from proxy.ts.
 const securityHeaders = [
-  // Next's bootstrap scripts are inline, so scripts need 'unsafe-inline' without a nonce setup.
-  {
-    key: "Content-Security-Policy",
-    value: [
-      "default-src 'self'",
-      "script-src 'self' 'unsafe-inline'",
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "connect-src 'self'",
-      "font-src 'self'",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join("; "),
-  },
   { key: "X-Frame-Options", value: "DENY" },
   { key: "Referrer-Policy", value: "no-referrer" },
   { key: "X-Content-Type-Options", value: "nosniff" },
