@@ -180,6 +180,32 @@ const CASES: HostileCase[] = [
     auditUser: "ada",
   },
 
+  // --- secrets and agent tokens ------------------------------------------------------------------
+  ...(["vera", "otto"] as const).map((user): HostileCase => ({
+    name: `${user} reveals a unit's unmasked command lines`,
+    request: () => panelRequest("reveal.unit", { input: { host: HOST, name: KIMI }, cookie: as(user) }),
+    status: 403,
+    message: /only admins can reveal command lines/,
+    auditUser: user,
+    auditAction: "unit.reveal",
+  })),
+  {
+    name: "an admin adds a host with a short token",
+    request: () => panelRequest("hosts.add", { input: { name: "gpu-z", url: "http://10.9.9.9:9300", token: "hunter2" }, cookie: as("ada") }),
+    status: 400,
+    message: /token is 7 characters long; at least 32/,
+    auditUser: "ada",
+    auditAction: "host.add",
+  },
+  {
+    name: "an admin adds a host whose token hides a no-break space",
+    request: () => panelRequest("hosts.add", { input: { name: "gpu-z", url: "http://10.9.9.9:9300", token: `${"t".repeat(40)}\u00a0` }, cookie: as("ada") }),
+    status: 400,
+    message: /token may only contain visible ASCII/,
+    auditUser: "ada",
+    auditAction: "host.add",
+  },
+
   // --- bodies and content types -------------------------------------------------------------
   { name: "malformed JSON", request: restart("ada", undefined, { body: '{"name": "vllm-kimi' }), status: 400, message: /JSON|parse/i, auditUser: "ada" },
   { name: "JSON null body", request: restart("ada", undefined, { body: "null" }), status: 400, message: /object|expected/i, auditUser: "ada" },
