@@ -1,15 +1,20 @@
 /**
  * What the browser knows of one host from its live stream: the panel's summary, its units and,
- * on host and unit pages, its GPU samples, backend status, transitions, jobs and actions. Job ids
- * and boot ids are per agent, so everything lives under its host.
+ * on host and unit pages, its GPU samples, backend status, transitions, jobs, actions, GPU-aware
+ * operations and GPU faults. Job ids and boot ids are per agent, so everything lives under its host.
  */
 import type { ActionRecord } from "@/server/contract/events";
+import type { GpuFault } from "@/server/contract/faults";
 import type { HostSnapshot, HostSummary } from "@/server/contract/fleet";
+import type { Operation } from "@/server/contract/operations";
+import type { Readiness } from "@/server/contract/readiness";
 import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/contract/types";
 
 const GPU_RECENT_MS = 30 * 60_000;
 const TRANSITIONS_KEPT = 5_000;
 const JOBS_KEPT = 500;
+const OPERATIONS_KEPT = 200;
+const FAULTS_KEPT = 500;
 
 export class HostLive {
   summary: HostSummary | null = null;
@@ -23,6 +28,10 @@ export class HostLive {
   transitions: UnitTransition[] = [];
   actions = new Map<string, ActionRecord>();
   jobs = new Map<number, JobEvent>();
+  /** GPU-aware starts/restarts seen live, by id: the latest report of each */
+  operations = new Map<string, Operation>();
+  /** Xid faults seen live, oldest first (pages merge them with `gpus.faults`) */
+  faults: GpuFault[] = [];
   /** host snapshots seen: pages refetch history when it changes (agent restarted, or a gap) */
   snapshots = 0;
 
@@ -47,6 +56,27 @@ export class HostLive {
   pushTransition(t: UnitTransition): void {
     this.transitions.push(t);
     if (this.transitions.length > TRANSITIONS_KEPT) this.transitions.splice(0, this.transitions.length - TRANSITIONS_KEPT);
+  }
+
+  /** The unit's summary with its new readiness; a unit not (yet) listed is left alone. */
+  setReadiness(unit: string, readiness: Readiness): void {
+    const u = this.units.get(unit);
+    if (u) this.units.set(unit, { ...u, readiness });
+  }
+
+  /** The newest report of an operation wins; a replayed older one is ignored. */
+  pushOperation(op: Operation): void {
+    const known = this.operations.get(op.id);
+    if (known && known.atMs > op.atMs) return;
+    this.operations.delete(op.id);
+    this.operations.set(op.id, op);
+    if (this.operations.size > OPERATIONS_KEPT) this.operations.delete(this.operations.keys().next().value!);
+  }
+
+  pushFault(fault: GpuFault): void {
+    if (this.faults.some((f) => f.id === fault.id)) return;
+    this.faults.push(fault);
+    if (this.faults.length > FAULTS_KEPT) this.faults.splice(0, this.faults.length - FAULTS_KEPT);
   }
 
   pushJob(job: JobEvent): void {

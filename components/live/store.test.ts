@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fault, operation, readiness } from "./eventFixtures";
 import { gpuSample, hostSnapshot, hostUnit, summary, unit } from "./fixtures";
 import { LiveStore } from "./store";
 
@@ -137,6 +138,34 @@ describe("LiveStore, unit scope", () => {
     expect([...h.units.keys()]).toEqual(["a.service"]);
     expect(h.actions.get("x1")!.reason).toBe("why");
     expect(store.snapshots).toBe(1);
+  });
+});
+
+describe("LiveStore, readiness, operations and faults", () => {
+  it("a readiness event updates that unit's summary, on the fleet too; an unknown unit is ignored", () => {
+    const store = new LiveStore({ watch: "fleet" });
+    store.apply("f-0", { kind: "fleet-snapshot", hosts: [summary("gpu-a")], units: [hostUnit("gpu-a", "a.service")], atMs: 1 });
+    const loading = readiness("loading", { stage: "loading weights", progress: { done: 37, total: 119 } });
+    store.apply("f-1", { kind: "readiness", host: "gpu-a", unit: "a.service", readiness: loading });
+    store.apply("f-2", { kind: "readiness", host: "gpu-a", unit: "gone.service", readiness: loading });
+    const h = store.host("gpu-a")!;
+    expect(h.units.get("a.service")!.readiness).toEqual(loading);
+    expect(h.units.get("a.service")!.activeState).toBe("active");
+    expect(h.units.has("gone.service")).toBe(false);
+  });
+
+  it("keeps the newest report of each operation, and each fault once", () => {
+    const store = new LiveStore({ watch: "unit", host: "gpu-a", name: "a.service" });
+    store.apply("1", { kind: "operation", host: "gpu-a", operation: operation("waiting-for-gpus", { atMs: 20_000, heldMiB: 500 }) });
+    store.apply("2", { kind: "operation", host: "gpu-a", operation: operation("stopping", { atMs: 15_000 }) });
+    store.apply("3", { kind: "operation", host: "gpu-a", operation: operation("waiting-for-gpus", { id: "b1-o2", atMs: 21_000 }) });
+    const h = store.host("gpu-a")!;
+    expect(h.operations.get("b1-o1")!.step).toBe("waiting-for-gpus");
+    expect(h.operations.get("b1-o1")!.heldMiB).toBe(500);
+    expect([...h.operations.keys()]).toEqual(["b1-o1", "b1-o2"]);
+    store.apply("4", { kind: "fault", host: "gpu-a", fault: fault("b1-x1") });
+    store.apply("5", { kind: "fault", host: "gpu-a", fault: fault("b1-x1") });
+    expect(h.faults.map((f) => f.id)).toEqual(["b1-x1"]);
   });
 });
 

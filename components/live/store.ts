@@ -126,6 +126,15 @@ export class LiveStore {
         h.systemd = e.systemd;
         h.telemetry = e.telemetry;
         break;
+      case "readiness":
+        h.setReadiness(e.unit, e.readiness);
+        break;
+      case "operation":
+        h.pushOperation(e.operation);
+        break;
+      case "fault":
+        h.pushFault(e.fault);
+        break;
     }
   }
 
