@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import type { Role } from "../config/settings";
 import { runDoctor, type DoctorDeps, type DoctorReport } from "./doctor";
-import { busSystemdProbe, currentIdentity, httpGet, systemFiles, systemRunner, withProcessOf } from "./system";
+import { busSystemdProbe, currentIdentity, httpGet, httpGetForAgentTls, systemFiles, systemRunner, withProcessOf } from "./system";
 import type { CheckStatus } from "./types";
 
 const USAGE = `usage: gpudeck doctor [--agent] [--panel] [--config FILE]
@@ -42,6 +42,7 @@ export function realDoctorDeps(env: NodeJS.ProcessEnv = process.env): DoctorDeps
     systemd: () => busSystemdProbe(),
     files: systemFiles,
     http: httpGet,
+    httpForTls: httpGetForAgentTls,
     identity: currentIdentity(),
     withProcessOf,
   };

@@ -31,6 +31,7 @@ function deps(over: Partial<DoctorDeps> = {}): DoctorDeps {
     systemd: () => probe,
     files: systemFiles,
     http: async () => Promise.reject(Object.assign(new Error("fetch failed"), { cause: { code: "ECONNREFUSED" } })),
+    httpForTls: () => async () => Promise.reject(new Error("no TLS here")),
     identity: { uid: 0, groups: ["root"], pid: 1 },
     withProcessOf: (_user, fn) => fn(4242),
     ...over,

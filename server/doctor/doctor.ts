@@ -9,6 +9,7 @@ import { loadAgentConfig } from "../agent/config";
 import { loadPanelConfig } from "../panel/config";
 import { applyConfigFile, explainWithConfig, readConfigFile, type AppliedConfig, type Env } from "../config/configFile";
 import type { Role } from "../config/settings";
+import type { AgentTls } from "../panel/tlsPin";
 import { checkAgent } from "./checks/agents";
 import { checkConfigPrivacy, checkDataDir, checkTlsPair } from "./checks/files";
 import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
@@ -25,6 +26,8 @@ export interface DoctorDeps {
   systemd: () => SystemdProbe;
   files: FilesPort;
   http: HttpGet;
+  /** GET for an https agent whose certificate is checked against its ca_file or pinned fingerprint */
+  httpForTls: (tls: AgentTls) => HttpGet;
   identity: Identity;
   withProcessOf: WithProcessOf;
 }
@@ -124,7 +127,7 @@ async function panelChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | 
   const out: CheckResult[] = [];
   if (config.databaseUrl === null) out.push(await checkDataDir(deps.files, config.dataDir, "panel"));
   out.push(checkPublicUrl(config.publicUrl, env.HOSTNAME ?? "127.0.0.1"));
-  const checks = await Promise.all(config.hosts.map((h) => checkAgent(deps.http, h)));
+  const checks = await Promise.all(config.hosts.map((h) => checkAgent(h.tls ? deps.httpForTls(h.tls) : deps.http, h)));
   out.push(...checks);
   if (config.hosts.length === 0) out.push({ id: "agents", status: "warn", detail: "no agents configured (hosts can still be added on the Hosts page)" });
   return out;

@@ -6,6 +6,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { constants, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import { BusConnection, SYSTEM_BUS_DEFAULT } from "../agent/systemd/bus";
+import { agentFetch } from "../panel/agentTls";
+import type { AgentTls } from "../panel/tlsPin";
 import type { FilesPort, HttpGet, Identity, Runner, SystemdProbe, WithProcessOf } from "./types";
 
 const MAX_OUTPUT = 1024 * 1024;
@@ -105,10 +107,18 @@ export const systemFiles: FilesPort = {
   readText: (p) => fs.readFile(p, "utf8"),
 };
 
-export const httpGet: HttpGet = async (url, headers, timeoutMs) => {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
-  return { status: res.status, text: (await res.text()).slice(0, 64 * 1024) };
-};
+/** GET through `fetchImpl`: the global fetch, or one that verifies an agent's certificate as the panel does. */
+export function httpGetWith(fetchImpl: typeof fetch): HttpGet {
+  return async (url, headers, timeoutMs) => {
+    const res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+    return { status: res.status, text: (await res.text()).slice(0, 64 * 1024) };
+  };
+}
+
+export const httpGet: HttpGet = httpGetWith(fetch);
+
+/** For an https agent with a CA file or a pinned certificate: the panel's own verifying fetch. */
+export const httpGetForAgentTls = (tls: AgentTls): HttpGet => httpGetWith(agentFetch(tls));
 
 /** A `sleep` of `user` (setpriv: uid, primary group and its groups) for as long as `fn` runs. */
 export const withProcessOf: WithProcessOf = async (user, fn) => {

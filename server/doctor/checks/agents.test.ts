@@ -1,8 +1,14 @@
-/** The panel → agent check against a real HTTP server standing in for an agent. */
+/** The panel → agent check against a real HTTP(S) server standing in for an agent. */
+import { execFileSync } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpGet } from "../system";
+import { httpGet, httpGetForAgentTls } from "../system";
 import { checkAgent } from "./agents";
 import { checkPublicUrl } from "./panelUrl";
 
@@ -56,6 +62,56 @@ describe("agent reachability and token", () => {
     health = { ok: true, systemd: "unreachable", telemetry: "ok" };
     expect((await checkAgent(httpGet, { name: "gpu-a", url, token: TOKEN, tokenSource: "x" })).status).toBe("warn");
     health = { ok: true, systemd: "ok", telemetry: "ok" };
+  });
+});
+
+describe("an https agent with a self-signed certificate", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-doctor-tls-"));
+  const [key, crt] = [path.join(dir, "agent.key"), path.join(dir, "agent.crt")];
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      crt,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=gpu-a",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
+  const fingerprint = new X509Certificate(readFileSync(crt)).fingerprint256;
+  const tlsServer = https.createServer({ key: readFileSync(key), cert: readFileSync(crt) }, (req, res) => {
+    if (req.url === "/healthz") return res.writeHead(200).end(JSON.stringify({ ok: true, systemd: "ok", telemetry: "ok" }));
+    res.writeHead(req.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401).end("");
+  });
+  let tlsUrl = "";
+  beforeAll(async () => {
+    await new Promise<void>((r) => tlsServer.listen(0, "127.0.0.1", r));
+    tlsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => tlsServer.close(() => r())));
+
+  it("passes through the panel's own verification when its fingerprint is pinned", async () => {
+    const r = await checkAgent(httpGetForAgentTls({ fingerprint }), { name: "gpu-a", url: tlsUrl, token: TOKEN, tokenSource: "x" });
+    expect(r.status).toBe("ok");
+  });
+
+  it("fails with the system's CAs only, and with a wrong pin", async () => {
+    expect((await checkAgent(httpGet, { name: "gpu-a", url: tlsUrl, token: TOKEN, tokenSource: "x" })).status).toBe("error");
+    const wrong = `${"AB:".repeat(31)}AB`;
+    expect((await checkAgent(httpGetForAgentTls({ fingerprint: wrong }), { name: "gpu-a", url: tlsUrl, token: TOKEN, tokenSource: "x" })).status).toBe("error");
   });
 });
 
