@@ -1,11 +1,14 @@
 "use client";
 /**
  * One unit in a unit list: its host (on the fleet overview), name, description, state as text,
- * time in that state, restarts, job and GPU memory, and why it is not running. A unit of a host
- * that is not connected shows its last known state, marked as not live in words.
+ * whether its engine serves, time in that state, restarts (a crash-loop badge when it loops), job
+ * and GPU memory, and why it is not running. A unit of a host that is not connected shows its
+ * last known state, marked as not live in words.
  */
 import Link from "next/link";
+import { CrashLoopBadge } from "@/components/crash-loop/CrashLoopBadge";
 import { DiagnosisReason } from "@/components/DiagnosisCard";
+import { ReadinessLine } from "@/components/readiness/ReadinessLine";
 import { StateBadge } from "@/components/StateBadge";
 import { gpuList, type UnitGpuUse } from "@/components/unitGpu";
 import type { HostState } from "@/server/contract/fleet";
@@ -32,7 +35,14 @@ export function UnitRow({
 }) {
   const live = hostState === "connected";
   return (
-    <li data-testid="unit-row" data-unit={u.name} data-host={host} data-live={live} className={live ? "" : "bg-zinc-50 dark:bg-zinc-900/60"}>
+    <li
+      data-testid="unit-row"
+      data-unit={u.name}
+      data-host={host}
+      data-live={live}
+      data-readiness={u.readiness?.state ?? "unknown"}
+      className={live ? "" : "bg-zinc-50 dark:bg-zinc-900/60"}
+    >
       <Link
         href={hostUnitHref(host, u.name)}
         className="flex flex-col gap-1 px-4 py-3 hover:bg-zinc-50 focus-visible:bg-zinc-50 sm:flex-row sm:items-center sm:gap-4 dark:hover:bg-zinc-900 dark:focus-visible:bg-zinc-900"
@@ -50,6 +60,8 @@ export function UnitRow({
         </span>
         <span className={`flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400 ${live ? "" : "opacity-80"}`}>
           <StateBadge active={u.activeState} sub={u.subState} />
+          <ReadinessLine readiness={u.readiness} nowMs={nowMs} />
+          <CrashLoopBadge crashLoop={u.crashLoop} />
           {!live && (
             <span className="font-semibold text-zinc-700 dark:text-zinc-300" data-testid="not-live">
               not live: host {hostState}, last known state
@@ -58,7 +70,7 @@ export function UnitRow({
           <span title="time in this state" className="tabular-nums">
             for {formatDuration(timeInStateMs(u, nowMs))}
           </span>
-          {u.nRestarts > 0 && <span>{u.nRestarts} restarts</span>}
+          {u.nRestarts > 0 && !u.crashLoop && <span>{u.nRestarts} restarts</span>}
           {u.result !== "success" && u.activeState === "failed" && <span>result: {u.result}</span>}
           {u.job && <span>job: {u.job.type}</span>}
           {gpu && gpu.indexes.length > 0 && (

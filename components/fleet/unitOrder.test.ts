@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readiness } from "@/components/live/eventFixtures";
 import { hostUnit, unit } from "@/components/live/fixtures";
 import { needsAttention, sortUnits, STUCK_AFTER_MS, unitGroup } from "./unitOrder";
 
@@ -17,6 +18,19 @@ describe("unitGroup", () => {
     expect(unitGroup(unit("a", "active", "running"), NOW)).toBe("active");
     expect(unitGroup(unit("a", "inactive", "dead"), NOW)).toBe("inactive");
     expect(unitGroup(unit("a", "maintenance", "clean"), NOW)).toBe("inactive");
+  });
+
+  it("running but not serving sorts with the starting units; stuck after as long, or at once when the engine failed", () => {
+    const running = (r: Parameters<typeof readiness>[0], sinceAgoMs = 30_000) =>
+      unit("a", "active", "running", { readiness: readiness(r, { sinceMs: NOW - sinceAgoMs }) });
+    expect(unitGroup(running("loading"), NOW)).toBe("changing");
+    expect(unitGroup(running("not-serving"), NOW)).toBe("changing");
+    expect(unitGroup(running("loading", STUCK_AFTER_MS + 1), NOW)).toBe("stuck");
+    expect(unitGroup(running("failed"), NOW)).toBe("stuck");
+    expect(unitGroup(running("serving"), NOW)).toBe("active");
+    expect(unitGroup(running("unknown"), NOW)).toBe("active");
+    const sorted = sortUnits([unit("z-serving", "active", "running"), running("loading"), unit("b-pre", "activating", "start-pre", changedAgo(1_000))], NOW);
+    expect(sorted.map((u) => `${u.name}:${u.readiness?.state ?? "-"}`)).toEqual(["a:loading", "b-pre:-", "z-serving:-"]);
   });
 
   it("needs attention when failed or stuck", () => {

@@ -1,8 +1,12 @@
 /**
  * The order of the unit lists: what needs someone first, whichever host it is on. Failed units,
  * then stuck ones (a Restart= loop, or starting/stopping for longer than anyone should wait),
- * then units changing state, running, and stopped.
+ * then units changing state, running, and stopped. A unit systemd calls running whose engine
+ * does not serve yet (loading) or any more (not answering) is still starting, as far as its
+ * clients can tell: it sorts with the starting units, and is stuck after as long; one whose
+ * engine logged a fatal error while the process lives on is stuck at once.
  */
+import { runningButNotServing } from "@/components/readiness/readinessText";
 import type { UnitSummary } from "@/server/contract/types";
 
 export const UNIT_GROUPS = ["failed", "stuck", "changing", "active", "inactive"] as const;
@@ -23,7 +27,12 @@ export function unitGroup(u: UnitSummary, nowMs: number): UnitGroup {
   if (CHANGING.has(u.activeState)) {
     return u.subState === "auto-restart" || timeInStateMs(u, nowMs) > STUCK_AFTER_MS ? "stuck" : "changing";
   }
-  if (u.activeState === "active") return "active";
+  if (u.activeState === "active") {
+    const r = u.readiness;
+    if (r?.state === "failed") return "stuck";
+    if (runningButNotServing(r)) return nowMs - r!.sinceMs > STUCK_AFTER_MS ? "stuck" : "changing";
+    return "active";
+  }
   return "inactive";
 }
 

@@ -1,8 +1,13 @@
 "use client";
-/** The top of the unit page: the way back (fleet, host), name and state badge, and one line of what it is doing. */
+/**
+ * The top of the unit page: the way back (fleet, host), name, state badge and whether its engine
+ * serves, a crash-loop badge while it loops, and one line of what it is doing.
+ */
 import Link from "next/link";
+import { CrashLoopBadge } from "@/components/crash-loop/CrashLoopBadge";
 import { hostHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
+import { ReadinessLine } from "@/components/readiness/ReadinessLine";
 import { StateBadge, stateLabel } from "@/components/StateBadge";
 import { formatDuration } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
@@ -29,6 +34,8 @@ export function UnitHeading({ host, name, unit }: { host: string; name: string; 
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{name}</h1>
         <StateBadge active={unit.activeState} sub={unit.subState} size="lg" />
+        <ReadinessLine readiness={unit.readiness} nowMs={now} className="text-base" />
+        <CrashLoopBadge crashLoop={unit.crashLoop} />
       </div>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
         {unit.description} ·{" "}

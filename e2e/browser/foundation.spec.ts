@@ -15,14 +15,18 @@ async function waitLive(page: Page) {
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
 }
 
-/** failed → changing → active → inactive, as the lists order them */
+/** failed → changing → active → inactive, as the lists order them; running but not serving (or its engine failed) is still changing */
 async function expectTroubleFirst(page: Page) {
-  const states = await page
-    .getByTestId("unit-row")
-    .getByTestId("state-badge")
-    .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")!.split("/")[0]));
-  const rank = (s: string) => ["failed", "activating", "active", "inactive"].indexOf(s === "deactivating" ? "activating" : s);
-  expect(states.map(rank)).toEqual([...states.map(rank)].sort((a, b) => a - b));
+  const rows = await page.getByTestId("unit-row").evaluateAll((els) =>
+    els.map((e) => ({
+      state: e.querySelector('[data-testid="state-badge"]')!.getAttribute("data-state")!.split("/")[0]!,
+      readiness: e.getAttribute("data-readiness"),
+    })),
+  );
+  const changing = (r: { state: string; readiness: string | null }) =>
+    r.state === "deactivating" || (r.state === "active" && ["loading", "not-serving", "failed"].includes(r.readiness ?? ""));
+  const rank = (r: { state: string; readiness: string | null }) => ["failed", "activating", "active", "inactive"].indexOf(changing(r) ? "activating" : r.state);
+  expect(rows.map(rank)).toEqual([...rows.map(rank)].sort((a, b) => a - b));
 }
 
 /** Open the unit page and confirm an action in the dialog, with a reason. */
