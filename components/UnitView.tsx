@@ -1,7 +1,7 @@
 "use client";
 /**
- * The unit page: heading and actions, the diagnosis, the state and GPU memory history, the facts
- * and the journal, for one unit of one host. Live state comes from the event stream; systemd's
+ * The unit page: heading and actions, the diagnosis, the state and GPU memory history, the
+ * engine (serving or not, its probe and metrics), the facts and the journal, for one unit of one host. Live state comes from the event stream; systemd's
  * detail (PIDs, commands, permissions) from `units.get`, refetched on every state change. While
  * the host is not connected the page says so and shows the unit's last known state.
  */
@@ -12,6 +12,7 @@ import { DiagnosisCard } from "@/components/DiagnosisCard";
 import { HostNotLive } from "@/components/fleet/HostNotLive";
 import { hostHref } from "@/components/fleet/links";
 import { JournalTail } from "@/components/JournalTail";
+import { EnginePanel } from "@/components/readiness/EnginePanel";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
@@ -27,7 +28,8 @@ export function UnitView({ host, name }: { host: string; name: string }) {
   const live = useLive();
   const hostLive = live.host(host);
   const summary = hostLive?.units.get(name);
-  const detailQuery = useQuery(trpc.units.get.queryOptions({ host, name }, { retry: false }));
+  // every 10 s as well: the engine's scraped metrics (requests, KV cache, tokens/s) change without any state change
+  const detailQuery = useQuery(trpc.units.get.queryOptions({ host, name }, { retry: false, refetchInterval: 10_000 }));
   const { refetch } = detailQuery;
   const hostState = hostLive?.summary?.state;
   // systemd's detail (PIDs, control process) changes with every state change, and the host's
@@ -81,6 +83,8 @@ export function UnitView({ host, name }: { host: string; name: string }) {
       <DiagnosisCard host={host} name={name} onAction={(a) => actions.current?.request(a)} />
 
       <UnitHistory host={host} name={name} current={unit} />
+
+      <EnginePanel readiness={unit.readiness} metrics={detail?.engine} />
 
       {detail && <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />}
 
