@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadAgentConfig } from "../agent/config";
+import { loadPanelConfig } from "../panel/config";
 import { configAssignments, parseConfigText } from "./configFile";
 import { HOSTS_ENV, HOSTS_KEY, NOT_IN_FILE, SETTINGS, envNamesOf } from "./settings";
 
@@ -88,9 +89,15 @@ describe("deploy/gpudeck.example.toml", () => {
     const agentEnv: Record<string, string | undefined> = { ...tokens };
     for (const a of configAssignments(config, "agent", agentEnv)) if (!a.overridden) agentEnv[a.env] = a.value;
     expect(loadAgentConfig([], agentEnv)).toMatchObject({ port: 9300, unitGlobs: expect.arrayContaining(["vllm-*.service"]) });
-    const panel = configAssignments(config, "panel", { ...tokens });
+    const panelEnv: Record<string, string | undefined> = { ...tokens };
+    const panel = configAssignments(config, "panel", panelEnv);
     expect(panel.map((a) => a.env)).toEqual(
       expect.arrayContaining(["HOSTNAME", "PORT", "GPUDECK_AGENTS_JSON", "GPUDECK_ALERT_RULES", "GPUDECK_ALERT_CHANNELS"]),
     );
+    for (const a of panel) if (!a.overridden) panelEnv[a.env] = a.value;
+    // the panel's own loader (hosts, alert rules and channels included) accepts it
+    const loaded = loadPanelConfig(panelEnv);
+    expect(loaded.hosts.map((h) => h.name)).toEqual(["gpu-a", "gpu-b"]);
+    expect(loaded.publicUrl).toBe("https://gpudeck.example.com");
   });
 });

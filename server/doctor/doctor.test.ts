@@ -113,6 +113,23 @@ describe("gpudeck doctor", () => {
     expect(out).toMatch(/^skip +units +needs the system bus$/m);
   });
 
+  it("the agent's TLS: plain HTTP passes on loopback, warns on a network address, and a TLS pair is checked", async () => {
+    expect((await run(["--config", agentOnly], deps())).out).toMatch(/^ok +TLS \(agent\) +plain HTTP on 127\.0\.0\.1 \(loopback only\)$/m);
+    const open = config(
+      "open.toml",
+      `[agent]\nunits = ["vllm-*.service"]\nlisten = "0.0.0.0:9300"\nnvidia_smi = "${FAKE_NVIDIA_SMI_PATH}"\ndata_dir = "${dir}/agent"\n`,
+    );
+    const openOut = (await run(["--config", open], deps())).out;
+    expect(openOut).toMatch(/^WARN +TLS \(agent\) +the agent listens on 0\.0\.0\.0 over plain HTTP: its bearer token travels in clear$/m);
+    const tls = config(
+      "tls.toml",
+      `[agent]\nunits = ["vllm-*.service"]\nlisten = "0.0.0.0:9300"\ntls_cert = "missing.crt"\ntls_key = "missing.key"\nnvidia_smi = "${FAKE_NVIDIA_SMI_PATH}"\ndata_dir = "${dir}/agent"\n`,
+    );
+    const tlsRun = await run(["--config", tls], deps());
+    expect(tlsRun.out).toMatch(/^ERROR +TLS \(agent\) +cannot read the certificate .*missing\.crt: ENOENT$/m);
+    expect(tlsRun.code).toBe(1);
+  });
+
   it("bad usage exits 2", async () => {
     expect((await run(["--frobnicate"], deps())).code).toBe(2);
   });
