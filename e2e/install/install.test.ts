@@ -142,6 +142,20 @@ describe.skipIf(skip)("installed gpudeck under real systemd", () => {
     // its state directory is its own; the installed package stays read-only to it
     expect((await sh(["stat", "-c", "%U %a", "/var/lib/private/gpudeck-panel"])).stdout.trim()).toMatch(/ 700$/);
     expect((await sh(["ls", "/var/lib/gpudeck-panel/"])).stdout).toContain("panel.db");
+    // [[hosts]] gave it the agent, token_env the token from /etc/gpudeck/agent.env: it holds one live stream
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const metrics = await fetch(`http://127.0.0.1:${agentPort}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+      if (/^gpudeck_agent_event_streams 1$/m.test(metrics)) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `the panel did not connect to the agent:\n${metrics
+            .split("\n")
+            .filter((l) => l.includes("event_streams"))
+            .join("\n")}`,
+        );
+      await sleep(250);
+    }
   });
 
   it("gpudeck user, run as root, manages the panel's users as the panel's own user", async () => {
