@@ -1,7 +1,11 @@
 "use client";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 
-/** A modal confirm built on <dialog>: focus is trapped, Escape cancels. A page may hold several (one per action). */
+/**
+ * A modal confirm built on <dialog>: focus is trapped, Escape cancels. A page may hold several (one
+ * per action). An `alternative` is a second way to confirm (e.g. "Restart when its GPUs are free"
+ * beside "Restart"), with the same reason; `focusAlternative` starts on it instead.
+ */
 export function ConfirmDialog(props: {
   open: boolean;
   title: string;
@@ -10,8 +14,12 @@ export function ConfirmDialog(props: {
   children: ReactNode;
   onConfirm: (reason: string) => void;
   onCancel: () => void;
+  alternative?: { label: string; onConfirm: (reason: string) => void } | null;
+  focusAlternative?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const alternativeRef = useRef<HTMLButtonElement>(null);
+  const { focusAlternative } = props;
   const titleId = useId();
   const [reason, setReason] = useState("");
   useEffect(() => {
@@ -20,9 +28,10 @@ export function ConfirmDialog(props: {
     if (props.open && !d.open) {
       setReason("");
       d.showModal();
+      if (focusAlternative) alternativeRef.current?.focus();
     }
     if (!props.open && d.open) d.close();
-  }, [props.open]);
+  }, [props.open, focusAlternative]);
   return (
     <dialog
       ref={ref}
@@ -60,9 +69,19 @@ export function ConfirmDialog(props: {
           <button type="button" onClick={props.onCancel} className="rounded-md border border-zinc-300 px-4 py-2.5 text-sm font-medium dark:border-zinc-700">
             Cancel
           </button>
+          {props.alternative && (
+            <button
+              ref={alternativeRef}
+              type="button"
+              onClick={() => props.alternative!.onConfirm(reason.trim())}
+              className="rounded-md border-2 border-blue-700 bg-white px-4 py-2.5 text-sm font-semibold text-blue-800 hover:bg-blue-50 dark:bg-zinc-900 dark:text-blue-300"
+            >
+              {props.alternative.label}
+            </button>
+          )}
           <button
             type="submit"
-            autoFocus
+            autoFocus={!(props.alternative && props.focusAlternative)}
             className={`rounded-md px-4 py-2.5 text-sm font-semibold text-white ${props.danger ? "bg-red-700 hover:bg-red-800" : "bg-blue-700 hover:bg-blue-800"}`}
           >
             {props.confirmLabel}

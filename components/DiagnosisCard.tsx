@@ -10,8 +10,19 @@ import { formatDuration } from "@/server/contract/format";
 import { hostUnitHref } from "@/components/fleet/links";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
-import type { Diagnosis } from "@/server/contract/diagnosis";
-import type { UnitAction } from "@/server/contract/types";
+import type { Diagnosis, DiagnosisActionKind } from "@/server/contract/diagnosis";
+
+/** The next steps the unit page can take itself (open-unit is a link). */
+export type DiagnosisAction = Exclude<DiagnosisActionKind, "open-unit">;
+
+const ACTION_BUTTON: Record<DiagnosisAction, (unit: string) => string> = {
+  "reset-failed": (u) => `Reset failed ${u}`,
+  restart: (u) => `Restart ${u}`,
+  start: (u) => `Start ${u}`,
+  stop: (u) => `Stop ${u}`,
+  "stop-loop": (u) => `Stop the loop of ${u}`,
+  "restart-when-free": (u) => `Restart ${u} when its GPUs are free`,
+};
 
 const TONE: Record<Diagnosis["severity"], string> = {
   ok: "border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/60 dark:text-emerald-100",
@@ -44,7 +55,7 @@ export function useDiagnosis(host: string, name: string, enabled = true) {
   return query;
 }
 
-export function DiagnosisCard({ host, name, onAction }: { host: string; name: string; onAction: (action: UnitAction) => void }) {
+export function DiagnosisCard({ host, name, onAction }: { host: string; name: string; onAction: (action: DiagnosisAction) => void }) {
   const hostState = useLive().host(host)?.summary?.state;
   const { data, error, isLoading } = useDiagnosis(host, name, hostState === "connected");
   const [open, setOpen] = useState(false);
@@ -82,10 +93,10 @@ export function DiagnosisCard({ host, name, onAction }: { host: string; name: st
           {action && action.kind !== "open-unit" && action.unit === name && (
             <button
               type="button"
-              onClick={() => onAction(action.kind as UnitAction)}
+              onClick={() => onAction(action.kind as DiagnosisAction)}
               className="min-h-10 rounded-md border border-current px-3 py-1.5 font-semibold"
             >
-              {action.kind === "reset-failed" ? "Reset failed" : action.kind[0]!.toUpperCase() + action.kind.slice(1)} {name}
+              {ACTION_BUTTON[action.kind](name)}
             </button>
           )}
         </div>

@@ -8,12 +8,15 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
+import { StopLoopAction, type StopLoopHandle } from "@/components/crash-loop/StopLoopAction";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
 import { HostNotLive } from "@/components/fleet/HostNotLive";
 import { hostHref } from "@/components/fleet/links";
 import { JournalTail } from "@/components/JournalTail";
 import { EnginePanel } from "@/components/readiness/EnginePanel";
 import { useLive } from "@/components/live/LiveProvider";
+import { gpuWaitPreview } from "@/components/operations/gpuWaitPreview";
+import { useLatestUnitOperation } from "@/components/operations/useOperation";
 import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
 import { UnitFacts } from "@/components/unit/UnitFacts";
@@ -38,10 +41,13 @@ export function UnitView({ host, name }: { host: string; name: string }) {
     void refetch();
   }, [summary?.activeState, summary?.subState, summary?.mainPid, summary?.controlPid, summary?.job?.id, hostState, refetch]);
   const actions = useRef<UnitActionsHandle>(null);
+  const stopLoop = useRef<StopLoopHandle>(null);
+  const ongoing = useLatestUnitOperation(host, name);
 
   const detail = detailQuery.data?.detail;
   const unit: UnitSummary | undefined = summary ?? detail;
   const gpu = unitGpuUse(hostLive?.gpu ?? null, name);
+  const gpuWait = gpuWaitPreview(hostLive?.gpu ?? null, name);
 
   if (!unit && (detailQuery.error || live.problem)) {
     return (
@@ -77,10 +83,13 @@ export function UnitView({ host, name }: { host: string; name: string }) {
           recent={detailQuery.data?.recentAction ?? null}
           activeEnterUsec={detail?.timestamps.activeEnterUsec}
           gpu={gpu}
+          gpuWait={gpuWait}
+          ongoing={ongoing}
         />
+        <StopLoopAction ref={stopLoop} host={host} name={name} unit={unit} permission={hostLive?.isLive ? detailQuery.data?.permissions.stop : undefined} />
       </header>
 
-      <DiagnosisCard host={host} name={name} onAction={(a) => actions.current?.request(a)} />
+      <DiagnosisCard host={host} name={name} onAction={(a) => (a === "stop-loop" ? stopLoop.current?.request() : actions.current?.request(a))} />
 
       <UnitHistory host={host} name={name} current={unit} />
 

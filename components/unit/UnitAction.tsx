@@ -6,10 +6,15 @@
  *
  * It stays mounted while its button is hidden: Start disappears as soon as the unit starts, and
  * the answer to the call must still land; the diagnosis card can ask for it too.
+ *
+ * Restart's dialog also offers "Restart when its GPUs are free" where the unit's processes (live or
+ * exited) hold GPU memory: `units.restart({ waitForGpus: true })` begins an operation instead of a job.
  */
 import { useMutation } from "@tanstack/react-query";
 import { useImperativeHandle, useState, type Ref } from "react";
 import { ConfirmDialog } from "@/components/ConfirmDialog";
+import { GpuWaitSummary } from "@/components/operations/GpuWaitSummary";
+import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 import { useTRPC } from "@/components/trpc";
 import type { UnitGpuUse } from "@/components/unitGpu";
 import { UNIT_ACTION_PROCEDURES } from "@/server/contract/procedures";
@@ -21,6 +26,7 @@ import {
   answeredStatus,
   asksConfirmation,
   isDangerous,
+  operationStatus,
   refusedStatus,
   repeatGuarded,
   sendingStatus,
@@ -31,10 +37,10 @@ import {
 } from "./unitActions";
 
 export type UnitActionHandle = {
-  /** what its button does: ask first, or run at once */
-  request: () => void;
+  /** what its button does: ask first, or run at once; `whenFree`: the dialog starts on "… when its GPUs are free" */
+  request: (whenFree?: boolean) => void;
   /** send again, confirmed, after the panel asked for an explicit "again" */
-  runConfirmed: (reason: string) => void;
+  runConfirmed: (reason: string, waitForGpus?: boolean) => void;
 };
 
 /** wall clock for event handlers (kept out of render) */
@@ -50,6 +56,7 @@ export function UnitAction({
   recent,
   activeEnterUsec,
   gpu,
+  gpuWait = [],
   onStatus,
 }: {
   ref?: Ref<UnitActionHandle>;
@@ -62,42 +69,50 @@ export function UnitAction({
   recent: RecentAction | null;
   activeEnterUsec: number | undefined;
   gpu: UnitGpuUse;
+  /** what the unit's last run holds per GPU (restart offers to wait for it) */
+  gpuWait?: readonly GpuWaitItem[];
   onStatus: (status: ActionStatus) => void;
 }) {
   const trpc = useTRPC();
   const mutation = useMutation(trpc.units[UNIT_ACTION_PROCEDURES[action]].mutationOptions());
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<false | "plain" | "when-free">(false);
   const label = ACTION_LABEL[action];
+  const offersWhenFree = action === "restart" && gpuWait.length > 0;
 
-  const run = (reason: string, confirmed: boolean) => {
+  const run = (reason: string, confirmed: boolean, waitForGpus = false) => {
     setConfirming(false);
     onStatus(sendingStatus(action, clock()));
     mutation.mutate(
-      { host, name, reason: reason || undefined, ...(confirmed ? { confirmed: true } : {}) },
+      { host, name, reason: reason || undefined, ...(confirmed ? { confirmed: true } : {}), ...(waitForGpus ? { waitForGpus: true } : {}) },
       {
-        onSuccess: (r) => onStatus(answeredStatus(action, r.jobId, clock())),
-        onError: (err) => onStatus(refusedStatus(action, err, reason, clock())),
+        onSuccess: (r) =>
+          onStatus("operationId" in r && r.operationId ? operationStatus(action, r.operation, clock()) : answeredStatus(action, r.jobId, clock())),
+        onError: (err) => onStatus(refusedStatus(action, err, reason, clock(), waitForGpus)),
       },
     );
   };
-  const request = () => (asksConfirmation(action) ? setConfirming(true) : run("", false));
-  useImperativeHandle(ref, () => ({ request, runConfirmed: (reason) => run(reason, true) }));
+  const request = (whenFree = false) => (asksConfirmation(action) ? setConfirming(whenFree ? "when-free" : "plain") : run("", false));
+  useImperativeHandle(ref, () => ({ request, runConfirmed: (reason, waitForGpus) => run(reason, true, waitForGpus) }));
 
   return (
     <>
       {showsButton(action, permission, unit) && (
-        <button type="button" disabled={mutation.isPending} onClick={request} className={actionButtonClass(action)}>
+        <button type="button" disabled={mutation.isPending} onClick={() => request()} className={actionButtonClass(action)}>
           {label}
         </button>
       )}
       {asksConfirmation(action) && (
         <ConfirmDialog
-          open={confirming}
+          open={confirming !== false}
           title={`${label} ${name}?`}
           confirmLabel={`${label} ${name}`}
           danger={isDangerous(action)}
           onCancel={() => setConfirming(false)}
           onConfirm={(reason) => run(reason, repeatGuarded(action, recent))}
+          alternative={
+            offersWhenFree ? { label: "Restart when its GPUs are free", onConfirm: (reason) => run(reason, repeatGuarded(action, recent), true) } : null
+          }
+          focusAlternative={offersWhenFree && confirming === "when-free"}
         >
           <ActionConsequences
             action={action}
@@ -107,6 +122,7 @@ export function UnitAction({
             gpu={gpu}
             recentRepeat={confirming && repeatGuarded(action, recent) ? recent : null}
           />
+          {offersWhenFree && <GpuWaitSummary items={gpuWait} kind="restart" />}
         </ConfirmDialog>
       )}
     </>

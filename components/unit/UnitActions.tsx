@@ -1,18 +1,23 @@
 "use client";
 /**
  * The unit page's action bar: one UnitAction per action, why the refused ones have no button, and
- * the status of the last action sent (one at a time: a new action replaces the line).
+ * the status of the last action sent (one at a time: a new action replaces the line). A GPU-aware
+ * restart's status is its operation's steps; one already running when the page opens (someone
+ * else's, or before a reload) shows too.
  */
 import { createRef, useImperativeHandle, useState, type Ref, type RefObject } from "react";
+import { OperationProgress } from "@/components/operations/OperationProgress";
+import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 import type { UnitGpuUse } from "@/components/unitGpu";
+import { isFinalOperationStep, type Operation } from "@/server/contract/operations";
 import { UNIT_ACTIONS, type UnitAction as Action, type UnitSummary } from "@/server/contract/types";
 import { JobProgress } from "./JobProgress";
 import { UnitAction, type UnitActionHandle } from "./UnitAction";
 import { refusedSummary, showsButton, type ActionPermissions, type ActionStatus, type RecentAction } from "./unitActions";
 
 export type UnitActionsHandle = {
-  /** the diagnosis card's "next step" button: as if that action's button was pressed */
-  request: (action: Action) => void;
+  /** the diagnosis card's "next step" button: as if that action's button was pressed ("restart-when-free": Restart, on its GPU-aware choice) */
+  request: (action: Action | "restart-when-free") => void;
 };
 
 export function UnitActions({
@@ -24,6 +29,8 @@ export function UnitActions({
   recent,
   activeEnterUsec,
   gpu,
+  gpuWait,
+  ongoing = null,
 }: {
   ref?: Ref<UnitActionsHandle>;
   host: string;
@@ -33,12 +40,23 @@ export function UnitActions({
   recent: RecentAction | null;
   activeEnterUsec: number | undefined;
   gpu: UnitGpuUse;
+  gpuWait?: readonly GpuWaitItem[];
+  /** the unit's latest GPU-aware operation, shown while no action of this page has a status */
+  ongoing?: Operation | null;
 }) {
   const [status, setStatus] = useState<ActionStatus | null>(null);
+  const [dismissedOperation, setDismissedOperation] = useState<string | null>(null);
   const [actionRefs] = useState(
     () => Object.fromEntries(UNIT_ACTIONS.map((a) => [a, createRef<UnitActionHandle>()])) as Record<Action, RefObject<UnitActionHandle | null>>,
   );
-  useImperativeHandle(ref, () => ({ request: (action) => actionRefs[action].current?.request() }), [actionRefs]);
+  useImperativeHandle(
+    ref,
+    () => ({ request: (kind) => (kind === "restart-when-free" ? actionRefs.restart.current?.request(true) : actionRefs[kind].current?.request()) }),
+    [actionRefs],
+  );
+  const retryWhenFree = () => actionRefs.restart.current?.request(true);
+  // someone else's (or before a reload): while it runs, and once ended until dismissed
+  const shownOngoing = !status && ongoing && ongoing.id !== dismissedOperation && !isFinalOperationStep(ongoing.step) ? ongoing : null;
 
   const anyButton = UNIT_ACTIONS.some((a) => showsButton(a, permissions?.[a], unit));
   const refused = refusedSummary(permissions);
@@ -62,18 +80,34 @@ export function UnitActions({
             recent={recent}
             activeEnterUsec={activeEnterUsec}
             gpu={gpu}
+            gpuWait={gpuWait}
             onStatus={setStatus}
           />
         ))}
       </div>
       {refused && <p className="text-xs text-zinc-500">{refused}</p>}
-      {status && (
+      {shownOngoing && <OperationProgress key={shownOngoing.id} host={host} operation={shownOngoing} onRetry={retryWhenFree} />}
+      {status?.operation && (
+        <OperationProgress
+          key={status.operation.id}
+          host={host}
+          operation={status.operation}
+          onRetry={retryWhenFree}
+          onDismiss={() => {
+            setDismissedOperation(status.operation!.id);
+            setStatus(null);
+          }}
+        />
+      )}
+      {status && !status.operation && (
         <JobProgress
           host={host}
           status={status}
           unit={unit}
           onDismiss={() => setStatus(null)}
-          onConfirmAgain={() => status.needsConfirmation && actionRefs[status.action].current?.runConfirmed(status.needsConfirmation.reason)}
+          onConfirmAgain={() =>
+            status.needsConfirmation && actionRefs[status.action].current?.runConfirmed(status.needsConfirmation.reason, status.needsConfirmation.waitForGpus)
+          }
         />
       )}
     </>

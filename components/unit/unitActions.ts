@@ -2,6 +2,7 @@
  * What the unit page's action buttons decide without React: which actions apply to a unit's
  * state, which ask first, and how the panel's answers become the status line under the buttons.
  */
+import type { Operation } from "@/server/contract/operations";
 import { UNIT_ACTIONS, type UnitAction, type UnitSummary } from "@/server/contract/types";
 
 export const ACTION_LABEL: Record<UnitAction, string> = {
@@ -87,7 +88,9 @@ export type ActionStatus = {
   atMs: number;
   error?: string;
   /** the server wants an explicit "yes, again" (someone just did the same to this unit) */
-  needsConfirmation?: { reason: string };
+  needsConfirmation?: { reason: string; waitForGpus?: boolean };
+  /** "when its GPUs are free": the operation the agent began (its steps follow live) */
+  operation?: Operation;
 };
 
 export function sendingStatus(action: UnitAction, atMs: number): ActionStatus {
@@ -98,15 +101,30 @@ export function answeredStatus(action: UnitAction, jobId: number | null, atMs: n
   return { action, sent: true, jobId, atMs };
 }
 
-/** A refusal; CONFLICT means "confirm again", and the repeat keeps the reason first given. */
-export function refusedStatus(action: UnitAction, error: { message: string; data?: { code?: string } | null }, reason: string, atMs: number): ActionStatus {
+/** A GPU-aware start/restart: no job, an operation. */
+export function operationStatus(action: UnitAction, operation: Operation, atMs: number): ActionStatus {
+  return { action, sent: true, jobId: null, atMs, operation };
+}
+
+/**
+ * A refusal; CONFLICT means "confirm again" (the repeat keeps the reason first given and whether
+ * it waits for the GPUs) — except a GPU-aware one already running, which no confirmation overrides.
+ */
+export function refusedStatus(
+  action: UnitAction,
+  error: { message: string; data?: { code?: string } | null },
+  reason: string,
+  atMs: number,
+  waitForGpus = false,
+): ActionStatus {
+  const again = error.data?.code === "CONFLICT" && !/already has a GPU-aware operation/.test(error.message);
   return {
     action,
     sent: true,
     jobId: null,
     atMs,
     error: error.message,
-    needsConfirmation: error.data?.code === "CONFLICT" ? { reason } : undefined,
+    needsConfirmation: again ? { reason, ...(waitForGpus ? { waitForGpus } : {}) } : undefined,
   };
 }
 

@@ -1,0 +1,44 @@
+/** The steps of a GPU-aware restart as an ordered list: each with what it is (done, now, skipped …) in words and its duration. */
+import { formatDuration } from "@/server/contract/format";
+import type { StepStatus, StepView } from "./operationView";
+
+const STATUS_TEXT: Record<StepStatus, string> = {
+  done: "done",
+  current: "now",
+  skipped: "not needed",
+  pending: "to come",
+  "not-reached": "not reached",
+  failed: "ended here",
+};
+const STATUS_ICON: Record<StepStatus, string> = { done: "✓", current: "◐", skipped: "–", pending: "○", "not-reached": "–", failed: "✕" };
+
+export function OperationSteps({ steps }: { steps: readonly StepView[] }) {
+  return (
+    <ol className="flex flex-wrap gap-x-1 gap-y-1 text-xs" aria-label="Steps" data-testid="operation-steps">
+      {steps.map((s, i) => (
+        <li
+          key={s.step}
+          data-step={s.step}
+          data-status={s.status}
+          className={`flex items-center gap-1 rounded px-1.5 py-0.5 ring-1 ring-inset ring-zinc-500/40 ${s.status === "current" ? "font-semibold" : ""} ${
+            s.status === "skipped" || s.status === "not-reached" || s.status === "pending" ? "opacity-70" : ""
+          }`}
+        >
+          {i > 0 && (
+            <span aria-hidden="true" className="mr-1 opacity-60">
+              →
+            </span>
+          )}
+          <span aria-hidden="true" className={s.status === "current" ? "animate-pulse" : ""}>
+            {STATUS_ICON[s.status]}
+          </span>
+          <span>{s.label}</span>
+          <span className="opacity-80">
+            ({STATUS_TEXT[s.status]}
+            {s.durationMs != null && `, ${formatDuration(s.durationMs)}`})
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
