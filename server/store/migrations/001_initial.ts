@@ -1,6 +1,6 @@
 /** Users, sessions, setup tokens, the audit log, hosts added on the Hosts page, panel events and the action guard. */
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from "kysely";
-import type { Dialect } from "../database";
+import type { Dialect } from "../dialect";
 
 export function initialSchema(dialect: Dialect): Migration {
   const pg = dialect === "postgres";
