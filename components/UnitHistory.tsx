@@ -1,7 +1,8 @@
 "use client";
 /**
- * The unit's state timeline with its GPU memory directly below, on one time axis: a long
- * start-pre segment above a band of memory draining to zero is the incident, at a glance.
+ * The unit's state timeline (with its engine's readiness lane, GPU-aware restarts and GPU faults)
+ * and its GPU memory directly below, on one time axis: a long start-pre segment above a band of
+ * memory draining to zero is the incident, at a glance.
  */
 import { useCallback, useState } from "react";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
@@ -21,7 +22,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
   const [hoverMs, setHoverMs] = useState<number | null>(null);
   // history for the widest range once; the components clip to the window
   const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
-  const { transitions, actions, samples, unobserved, error } = useUnitHistory(host, name, sinceMs);
+  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -49,6 +50,10 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         onWindowChange={onWindowChange}
         unitName={name}
         unobserved={unobserved}
+        readiness={readiness}
+        currentReadiness={current?.readiness}
+        operations={operations}
+        faults={faults}
         current={current ? { activeState: current.activeState, subState: current.subState, sinceUsec: current.stateChangeUsec } : undefined}
         hoverMs={hoverMs}
         onHoverMs={setHoverMs}

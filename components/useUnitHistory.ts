@@ -1,14 +1,18 @@
 "use client";
 /**
- * A unit's transitions and action markers (history from the agent + what arrived live), and
- * GPU samples for the same window. History is refetched when the live stream had to restart
- * from a snapshot, so a reconnect never leaves a hole in the timeline.
+ * A unit's transitions, action markers, readiness changes, GPU-aware operations and GPU faults
+ * (history from the agent + what arrived live), and GPU samples for the same window. History is
+ * refetched when the live stream had to restart from a snapshot, so a reconnect never leaves a
+ * hole in the timeline.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
+import { mergeReadiness } from "@/components/timeline/readinessSegments";
 import type { ActionRecord } from "@/server/contract/events";
+import type { GpuFault } from "@/server/contract/faults";
+import type { Operation } from "@/server/contract/operations";
 import type { GpuSample, ObservationGap, UnitTransition } from "@/server/contract/types";
 
 export function mergeTransitions(history: UnitTransition[], live: UnitTransition[], unit: string): UnitTransition[] {
@@ -58,5 +62,27 @@ export function useUnitHistory(host: string, name: string, sinceMs: number) {
   const samples = mergeSamples(gpuHistory.data ?? [], live?.gpuRecent ?? []);
   // Spans no agent watched: known only from history (an agent learns them when it starts), never live.
   const unobserved = timeline.data?.unobserved ?? NO_GAPS;
-  return { transitions, actions, samples, unobserved, loading: timeline.isLoading, error: timeline.error?.message ?? null };
+  const readiness = mergeReadiness(
+    timeline.data?.readiness ?? [],
+    (live?.readinessTransitions ?? []).filter((t) => t.unit === name),
+  );
+  // the newest report of each operation; each fault once
+  const operationMap = new Map<string, Operation>();
+  for (const o of [...(timeline.data?.operations ?? []), ...(live?.operations.values() ?? [])]) {
+    const known = operationMap.get(o.id);
+    if (o.unit === name && (!known || o.atMs >= known.atMs)) operationMap.set(o.id, o);
+  }
+  const faultMap = new Map<string, GpuFault>();
+  for (const f of [...(timeline.data?.faults ?? []), ...(live?.faults ?? [])]) if (f.unit === name) faultMap.set(f.id, f);
+  return {
+    transitions,
+    actions,
+    samples,
+    unobserved,
+    readiness,
+    operations: [...operationMap.values()],
+    faults: [...faultMap.values()],
+    loading: timeline.isLoading,
+    error: timeline.error?.message ?? null,
+  };
 }

@@ -7,7 +7,7 @@ import type { ActionRecord } from "@/server/contract/events";
 import type { GpuFault } from "@/server/contract/faults";
 import type { HostSnapshot, HostSummary } from "@/server/contract/fleet";
 import type { Operation } from "@/server/contract/operations";
-import type { Readiness } from "@/server/contract/readiness";
+import type { Readiness, ReadinessTransition } from "@/server/contract/readiness";
 import type { BackendStatus, GpuSample, JobEvent, UnitSummary, UnitTransition } from "@/server/contract/types";
 
 const GPU_RECENT_MS = 30 * 60_000;
@@ -15,6 +15,7 @@ const TRANSITIONS_KEPT = 5_000;
 const JOBS_KEPT = 500;
 const OPERATIONS_KEPT = 200;
 const FAULTS_KEPT = 500;
+const READINESS_KEPT = 2_000;
 
 export class HostLive {
   summary: HostSummary | null = null;
@@ -32,6 +33,8 @@ export class HostLive {
   operations = new Map<string, Operation>();
   /** Xid faults seen live, oldest first (pages merge them with `gpus.faults`) */
   faults: GpuFault[] = [];
+  /** readiness state or stage changes seen live (the timeline merges them with its history) */
+  readinessTransitions: ReadinessTransition[] = [];
   /** host snapshots seen: pages refetch history when it changes (agent restarted, or a gap) */
   snapshots = 0;
 
@@ -61,7 +64,32 @@ export class HostLive {
   /** The unit's summary with its new readiness; a unit not (yet) listed is left alone. */
   setReadiness(unit: string, readiness: Readiness): void {
     const u = this.units.get(unit);
-    if (u) this.units.set(unit, { ...u, readiness });
+    if (!u) return;
+    this.noteReadiness(unit, u.readiness, readiness);
+    this.units.set(unit, { ...u, readiness });
+  }
+
+  /** A unit event: its summary anew (readiness included). */
+  setUnit(unit: UnitSummary): void {
+    const prev = this.units.get(unit.name);
+    if (prev && unit.readiness) this.noteReadiness(unit.name, prev.readiness, unit.readiness);
+    this.units.set(unit.name, unit);
+  }
+
+  /** A change of state or stage becomes a transition (progress alone does not). */
+  private noteReadiness(unit: string, prev: Readiness | undefined, next: Readiness): void {
+    if (prev && prev.state === next.state && prev.stage === next.stage) return;
+    const stageOnly = prev?.state === next.state;
+    this.readinessTransitions.push({
+      unit,
+      atMs: stageOnly && next.stageSinceMs != null ? next.stageSinceMs : next.sinceMs,
+      from: prev ? { state: prev.state, stage: prev.stage } : null,
+      to: { state: next.state, stage: next.stage },
+      engine: next.engine,
+      progress: next.progress,
+      reason: next.reason,
+    });
+    if (this.readinessTransitions.length > READINESS_KEPT) this.readinessTransitions.splice(0, this.readinessTransitions.length - READINESS_KEPT);
   }
 
   /** The newest report of an operation wins; a replayed older one is ignored. */

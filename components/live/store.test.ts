@@ -152,6 +152,16 @@ describe("LiveStore, readiness, operations and faults", () => {
     expect(h.units.get("a.service")!.readiness).toEqual(loading);
     expect(h.units.get("a.service")!.activeState).toBe("active");
     expect(h.units.has("gone.service")).toBe(false);
+    // the lane gets a transition per state or stage change, not per progress step
+    store.apply("f-3", { kind: "readiness", host: "gpu-a", unit: "a.service", readiness: { ...loading, progress: { done: 38, total: 119 } } });
+    const graphs = readiness("loading", { stage: "capturing CUDA graphs", stageSinceMs: 9_000 });
+    store.apply("f-4", { kind: "readiness", host: "gpu-a", unit: "a.service", readiness: graphs });
+    store.apply("f-5", { kind: "unit", host: "gpu-a", unit: unit("a.service", "active", "running", { readiness: readiness("serving", { sinceMs: 12_000 }) }) });
+    expect(h.readinessTransitions.map((t) => `${t.to.stage ?? t.to.state}@${t.atMs}`)).toEqual([
+      "loading weights@1000",
+      "capturing CUDA graphs@9000",
+      "serving@12000",
+    ]);
   });
 
   it("keeps the newest report of each operation, and each fault once", () => {

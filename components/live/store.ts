@@ -105,7 +105,7 @@ export class LiveStore {
         h.units = new Map(e.units.map((u) => [u.name, u]));
         break;
       case "unit":
-        h.units.set(e.unit.name, e.unit);
+        h.setUnit(e.unit);
         break;
       case "unit-removed":
         h.units.delete(e.name);

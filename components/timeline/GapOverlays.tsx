@@ -3,25 +3,24 @@
  * rebuilt states below show through (and lets pointer events reach them), and a handle in the
  * marker row that is the focusable list item with the tooltip.
  */
-import { LANE, LANE_TOP } from "./frame";
+import { LANE_TOP, PLAIN_FRAME, type TimelineFrame } from "./frame";
 import { CHAR_PX, type GapBox } from "./layout";
 import { fitGapText, gapLabel } from "./labels";
 import type { RovingFocus } from "./useRovingFocus";
 import type { TipTargetProps } from "./useTimelineTooltip";
 
-export function GapVeils({ gapBoxes, idPrefix }: { gapBoxes: readonly GapBox[]; idPrefix: string }) {
+export function GapVeils({ gapBoxes, idPrefix, frame = PLAIN_FRAME }: { gapBoxes: readonly GapBox[]; idPrefix: string; frame?: TimelineFrame }) {
   if (gapBoxes.length === 0) return null;
+  const bottom = frame.lanesBottom;
   return (
     <g aria-hidden="true" pointerEvents="none" data-testid="gap-veils">
       {gapBoxes.map((g) => (
         <g key={`v${g.fromMs}`}>
-          <rect x={g.x} y={1} width={g.width} height={LANE_TOP + LANE - 1} style={{ fill: "var(--gd-gap-wash)" }} />
-          <rect x={g.x} y={1} width={g.width} height={LANE_TOP + LANE - 1} fill={`url(#${idPrefix}-gap)`} />
+          <rect x={g.x} y={1} width={g.width} height={bottom - 1} style={{ fill: "var(--gd-gap-wash)" }} />
+          <rect x={g.x} y={1} width={g.width} height={bottom - 1} fill={`url(#${idPrefix}-gap)`} />
           {/* a dashed edge where the span really begins or ends, none where the window cuts it */}
-          {!g.clippedStart && <line x1={g.x} x2={g.x} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />}
-          {!g.clippedEnd && (
-            <line x1={g.x + g.width} x2={g.x + g.width} y1={1} y2={LANE_TOP + LANE} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />
-          )}
+          {!g.clippedStart && <line x1={g.x} x2={g.x} y1={1} y2={bottom} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />}
+          {!g.clippedEnd && <line x1={g.x + g.width} x2={g.x + g.width} y1={1} y2={bottom} style={{ stroke: "var(--gd-gap-edge)" }} strokeDasharray="3 2" />}
         </g>
       ))}
     </g>
@@ -34,9 +33,11 @@ export function GapHandles({
   activeIndex,
   roving,
   tipTarget,
+  frame = PLAIN_FRAME,
 }: {
   gapBoxes: readonly GapBox[];
   timeZone?: string;
+  frame?: TimelineFrame;
   /** the handle whose tooltip is open: outlined down through the lane */
   activeIndex: number | null;
   roving: RovingFocus;
@@ -81,7 +82,7 @@ export function GapHandles({
                 x={g.x - 1}
                 y={0}
                 width={g.width + 2}
-                height={LANE_TOP + LANE + 1}
+                height={frame.lanesBottom + 1}
                 fill="none"
                 style={{ stroke: "var(--gd-focus)" }}
                 strokeWidth={2}

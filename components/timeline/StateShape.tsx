@@ -47,7 +47,10 @@ function patternFill(idPrefix: string, pattern: StatePattern): string | null {
   }
 }
 
-/** A state's fill + pattern + outline in a box, used by segments and the legend swatches. */
+/** What a shape needs of a style: a state's (./stateStyle.ts) or a readiness state's (./readinessStyle.ts). */
+export type ShapeStyle = Pick<StateStyle, "colorVar" | "textColorVar" | "pattern">;
+
+/** A state's fill + pattern + outline in a box, used by segments, readiness boxes and the legend swatches. */
 export function StateShape({
   idPrefix,
   style,
@@ -57,7 +60,7 @@ export function StateShape({
   height,
 }: {
   idPrefix: string;
-  style: StateStyle;
+  style: ShapeStyle;
   x: number;
   y: number;
   width: number;

@@ -1,6 +1,9 @@
 "use client";
 /**
- * State timeline: one swimlane of a unit's ActiveState/SubState over time, with action markers.
+ * State timeline: one swimlane of a unit's ActiveState/SubState over time, with action markers;
+ * for a unit with an inference engine a second lane under it with the engine's readiness (load
+ * stages, serving, not serving, failed) on the same time axis; GPU-aware restarts as spans and
+ * GPU faults (Xid) as markers in the marker row.
  *
  * Self-contained: owns its view window (zoom/pan/follow-now) and reports it through
  * onWindowChange so the GPU memory chart below can draw the same span at the same pixels
@@ -9,9 +12,9 @@
  * Interaction: drag (mouse or one finger) pans; pinch or Ctrl/⌘+wheel zooms around the
  * pointer; horizontal wheel pans; plain vertical wheel scrolls the page (a timeline that
  * captures the wheel traps people scrolling past it). Keyboard on the plot: ←/→ pan
- * (Shift: a half window), +/− zoom, L or End = live. Segments, spans without an agent and
- * markers are one tab stop each (roving focus: ←/→/Home/End move between them), Enter pins the
- * tooltip, Esc closes it.
+ * (Shift: a half window), +/− zoom, L or End = live. Segments, readiness boxes, spans without an
+ * agent, markers, operations and faults are one tab stop per kind (roving focus: ←/→/Home/End
+ * move between them), Enter pins the tooltip, Esc closes it.
  *
  * Spans in which no agent watched the host (`unobserved`) are a grey, hatched veil over the lane:
  * the states below them were rebuilt afterwards from systemd's timestamps (no substates), so
@@ -19,25 +22,33 @@
  *
  * This file only assembles: each interaction is a hook beside it (useTimelineView,
  * usePointerPanZoom, useWheelZoom, useTimelineKeyboard, useRovingFocus, useTimelineTooltip) and
- * each visual part a component (TimelineControls, TimeAxis, StateLane, GapOverlays,
- * ActionMarkers, TimelineTooltip, TimelineLegend, TimelineTables).
+ * each visual part a component (TimelineControls, TimeAxis, StateLane, ReadinessLane, GapOverlays,
+ * ActionMarkers, OperationSpans, FaultMarkers, TimelineTooltip, TimelineLegend, TimelineTables,
+ * EventTables).
  */
 import { useElementWidth } from "@/components/useElementWidth";
 import { useId, useMemo, useRef } from "react";
+import type { GpuFault } from "@/server/contract/faults";
+import type { Operation } from "@/server/contract/operations";
+import type { Readiness, ReadinessTransition } from "@/server/contract/readiness";
 import type { ObservationGap, UnitTransition } from "@/server/contract/types";
 import { ActionMarkers } from "./ActionMarkers";
-import { HEIGHT } from "./frame";
+import { FaultsTable, OperationsTable, ReadinessTable } from "./EventTables";
+import { FaultMarkers } from "./FaultMarkers";
+import { timelineFrame } from "./frame";
 import { GapHandles, GapVeils } from "./GapOverlays";
 import { isInsideItem, type ItemKind } from "./items";
 import { gapSummary, timelineTitle, windowText } from "./labels";
 import { TIME_GUTTER, type TimeGutter } from "./layout";
 import type { ActionMarker } from "./markers";
+import { OperationSpans } from "./OperationSpans";
+import { ReadinessLane } from "./ReadinessLane";
 import type { CurrentStateFallback } from "./segments";
 import { StateLane } from "./StateLane";
 import { PatternDefs } from "./StateShape";
 import { TimeAxis, TimeCursors } from "./TimeAxis";
 import { TimelineControls } from "./TimelineControls";
-import { TimelineLegend, legendStyles } from "./TimelineLegend";
+import { TimelineLegend, legendReadinessStyles, legendStyles } from "./TimelineLegend";
 import { TimelineTables } from "./TimelineTables";
 import { TimelineTooltip } from "./TimelineTooltip";
 import { tipDetails } from "./TipDetails";
@@ -68,6 +79,14 @@ export interface StateTimelineProps {
   current?: CurrentStateFallback;
   /** Spans in which no agent watched the host (oldest first): drawn as a hatched veil over the lane. */
   unobserved?: readonly ObservationGap[];
+  /** The engine's readiness changes (units.timeline().readiness, merged with live ones): the readiness lane. */
+  readiness?: readonly ReadinessTransition[];
+  /** The unit's readiness now; the lane is drawn when there is history or an engine is recognised. */
+  currentReadiness?: Readiness;
+  /** GPU-aware starts/restarts of the unit: spans in the marker row. */
+  operations?: readonly Operation[];
+  /** GPU faults (Xid) of the unit: markers. */
+  faults?: readonly GpuFault[];
   /** Must match the chart's gutter for the time axes to line up. */
   gutter?: TimeGutter;
   /** A time hovered elsewhere (the chart): drawn as a hairline. */
@@ -82,10 +101,17 @@ export interface StateTimelineProps {
 
 const NO_GAPS: readonly ObservationGap[] = [];
 const NO_MARKERS: readonly ActionMarker[] = [];
+const NO_READINESS: readonly ReadinessTransition[] = [];
+const NO_OPERATIONS: readonly Operation[] = [];
+const NO_FAULTS: readonly GpuFault[] = [];
 
 export function StateTimeline(props: StateTimelineProps) {
   const { transitions, markers = NO_MARKERS, range, onRangeChange, nowMs, onWindowChange, unitName, current, unobserved = NO_GAPS } = props;
   const { gutter = TIME_GUTTER, hoverMs = null, onHoverMs, timeZone, initialWidth, className } = props;
+  const { readiness = NO_READINESS, currentReadiness, operations = NO_OPERATIONS, faults = NO_FAULTS } = props;
+  const extras = useMemo(() => ({ readiness, currentReadiness, operations, faults }), [readiness, currentReadiness, operations, faults]);
+  const frame = timelineFrame(readiness.length > 0 || (currentReadiness != null && (currentReadiness.state !== "unknown" || currentReadiness.engine != null)));
+  const height = frame.height;
   const rawId = useId();
   const idPrefix = `gdtl${rawId.replace(/[^a-zA-Z0-9_-]/g, "")}`;
   const titleId = `${idPrefix}-title`;
@@ -94,12 +120,27 @@ export function StateTimeline(props: StateTimelineProps) {
   const [boxRef, width] = useElementWidth(initialWidth);
   const plotRef = useRef<HTMLDivElement | null>(null);
   const { win, following, rangeMs, dispatch } = useTimelineView({ range, nowMs, onWindowChange });
-  const drawn = useTimelineLayout({ win, width, gutter, nowMs, transitions, current, unobserved, markers, timeZone });
+  const drawn = useTimelineLayout({ win, width, gutter, nowMs, transitions, current, unobserved, markers, timeZone, extras });
   const { scale, boxes, gapBoxes } = drawn;
 
   // --- focus and tooltips: one roving list per kind of item
-  const roving = { segment: useRovingFocus(boxes.length), marker: useRovingFocus(drawn.markers.length), gap: useRovingFocus(gapBoxes.length) };
-  const tooltip = useTimelineTooltip({ segment: boxes.length, marker: drawn.markers.length, gap: gapBoxes.length });
+  const counts = {
+    segment: boxes.length,
+    readiness: drawn.readinessBoxes.length,
+    marker: drawn.markers.length,
+    operation: drawn.operations.length,
+    fault: drawn.faults.length,
+    gap: gapBoxes.length,
+  };
+  const roving = {
+    segment: useRovingFocus(counts.segment),
+    readiness: useRovingFocus(counts.readiness),
+    marker: useRovingFocus(counts.marker),
+    operation: useRovingFocus(counts.operation),
+    fault: useRovingFocus(counts.fault),
+    gap: useRovingFocus(counts.gap),
+  };
+  const tooltip = useTimelineTooltip(counts);
   const { tip } = tooltip;
   const activeIndex = (kind: ItemKind) => (tip?.kind === kind ? tip.index : null);
   const tipTarget = (kind: ItemKind) => (index: number) => tooltip.target(kind, index, roving[kind].focused);
@@ -116,6 +157,7 @@ export function StateTimeline(props: StateTimelineProps) {
   const nowX = nowMs >= win.fromMs && nowMs <= win.toMs ? scale.x(nowMs) : null;
   const hoverX = hoverMs != null && hoverMs >= win.fromMs && hoverMs <= win.toMs ? scale.x(hoverMs) : null;
   const styles = useMemo(() => legendStyles(drawn.segments), [drawn.segments]);
+  const readinessStyles = useMemo(() => legendReadinessStyles(drawn.readinessSegments), [drawn.readinessSegments]);
   const tipBox = tip && measured ? { pinned: tip.pinned, ...tipDetails(tip, drawn, nowMs, timeZone) } : null;
 
   return (
@@ -134,7 +176,7 @@ export function StateTimeline(props: StateTimelineProps) {
         {`${measured ? `${windowLabel} · ` : ""}drag or ←/→ to pan · pinch, Ctrl+scroll or +/− to zoom · Tab to segments and markers, Enter for details`}
       </p>
 
-      <div ref={boxRef} className="relative w-full" style={{ minHeight: HEIGHT }}>
+      <div ref={boxRef} className="relative w-full" style={{ minHeight: height }}>
         <div
           ref={plotRef}
           tabIndex={0}
@@ -143,7 +185,7 @@ export function StateTimeline(props: StateTimelineProps) {
           aria-label={measured ? `${title}, ${windowLabel}${following ? ", following now" : ""}. ${drawn.summary}${gapSummary(gapBoxes.length)}` : title}
           aria-describedby={helpId}
           className="relative rounded-md outline-none select-none focus-visible:ring-2 focus-visible:ring-[var(--gd-focus)]"
-          style={{ touchAction: "pan-y", height: HEIGHT }}
+          style={{ touchAction: "pan-y", height }}
           onKeyDown={onKeyDown}
           {...pointerHandlers}
           onClick={(e) => {
@@ -152,9 +194,9 @@ export function StateTimeline(props: StateTimelineProps) {
           }}
         >
           {measured && (
-            <svg width={width} height={HEIGHT} className="block overflow-visible" style={{ fontSize: 11 }}>
+            <svg width={width} height={height} className="block overflow-visible" style={{ fontSize: 11 }}>
               <PatternDefs idPrefix={idPrefix} />
-              <TimeAxis scale={scale} ticks={drawn.ticks} />
+              <TimeAxis scale={scale} ticks={drawn.ticks} frame={frame} />
               <StateLane
                 boxes={boxes}
                 idPrefix={idPrefix}
@@ -164,9 +206,36 @@ export function StateTimeline(props: StateTimelineProps) {
                 roving={roving.segment}
                 tipTarget={tipTarget("segment")}
               />
-              <GapVeils gapBoxes={gapBoxes} idPrefix={idPrefix} />
-              <GapHandles gapBoxes={gapBoxes} timeZone={timeZone} activeIndex={activeIndex("gap")} roving={roving.gap} tipTarget={tipTarget("gap")} />
-              <TimeCursors nowX={nowX} hoverX={hoverX} />
+              {frame.readinessTop != null && (
+                <ReadinessLane
+                  boxes={drawn.readinessBoxes}
+                  top={frame.readinessTop}
+                  idPrefix={idPrefix}
+                  nowMs={nowMs}
+                  timeZone={timeZone}
+                  activeIndex={activeIndex("readiness")}
+                  roving={roving.readiness}
+                  tipTarget={tipTarget("readiness")}
+                />
+              )}
+              <GapVeils gapBoxes={gapBoxes} idPrefix={idPrefix} frame={frame} />
+              <GapHandles
+                gapBoxes={gapBoxes}
+                timeZone={timeZone}
+                activeIndex={activeIndex("gap")}
+                roving={roving.gap}
+                tipTarget={tipTarget("gap")}
+                frame={frame}
+              />
+              <TimeCursors nowX={nowX} hoverX={hoverX} frame={frame} />
+              <OperationSpans
+                spans={drawn.operations}
+                nowMs={nowMs}
+                timeZone={timeZone}
+                activeIndex={activeIndex("operation")}
+                roving={roving.operation}
+                tipTarget={tipTarget("operation")}
+              />
               <ActionMarkers
                 markers={drawn.markers}
                 scale={scale}
@@ -174,6 +243,16 @@ export function StateTimeline(props: StateTimelineProps) {
                 activeIndex={activeIndex("marker")}
                 roving={roving.marker}
                 tipTarget={tipTarget("marker")}
+                frame={frame}
+              />
+              <FaultMarkers
+                faults={drawn.faults}
+                scale={scale}
+                timeZone={timeZone}
+                activeIndex={activeIndex("fault")}
+                roving={roving.fault}
+                tipTarget={tipTarget("fault")}
+                frame={frame}
               />
             </svg>
           )}
@@ -184,6 +263,7 @@ export function StateTimeline(props: StateTimelineProps) {
             x={tipBox.x}
             width={width}
             pinned={tipBox.pinned}
+            frame={frame}
             onClose={() => tooltip.send({ type: "close" })}
             onEscape={() => {
               tooltip.send({ type: "close" });
@@ -199,7 +279,16 @@ export function StateTimeline(props: StateTimelineProps) {
           server render in another time zone never disagrees with the first client render. */}
       {measured && (
         <>
-          <TimelineLegend styles={styles} idPrefix={idPrefix} gaps={gapBoxes.length > 0} markers={drawn.markers.length > 0} now={nowX != null} />
+          <TimelineLegend
+            styles={styles}
+            readinessStyles={readinessStyles}
+            idPrefix={idPrefix}
+            gaps={gapBoxes.length > 0}
+            markers={drawn.markers.length > 0}
+            operations={drawn.operations.length > 0}
+            faults={drawn.faults.length > 0}
+            now={nowX != null}
+          />
           <TimelineTables
             caption={`${title}, ${windowLabel}`}
             unitName={unitName}
@@ -209,6 +298,9 @@ export function StateTimeline(props: StateTimelineProps) {
             nowMs={nowMs}
             timeZone={timeZone}
           />
+          {drawn.readinessBoxes.length > 0 && <ReadinessTable boxes={drawn.readinessBoxes} unitName={unitName} nowMs={nowMs} timeZone={timeZone} />}
+          {drawn.operations.length > 0 && <OperationsTable spans={drawn.operations} nowMs={nowMs} timeZone={timeZone} />}
+          {drawn.faults.length > 0 && <FaultsTable faults={drawn.faults} nowMs={nowMs} timeZone={timeZone} />}
         </>
       )}
     </section>

@@ -1,9 +1,9 @@
 /**
- * The tooltip box below the lane, pointing at its item. Pinned ones get a × button; Esc inside
+ * The tooltip box below the lanes, pointing at its item. Pinned ones get a × button; Esc inside
  * closes it and hands focus back to the plot so the keyboard user is not left nowhere.
  */
 import type { ReactNode } from "react";
-import { AXIS, HEIGHT } from "./frame";
+import { PLAIN_FRAME, type TimelineFrame } from "./frame";
 
 export function TimelineTooltip({
   x,
@@ -11,6 +11,7 @@ export function TimelineTooltip({
   pinned,
   onClose,
   onEscape,
+  frame = PLAIN_FRAME,
   children,
 }: {
   /** the item's x in the component's px */
@@ -21,6 +22,7 @@ export function TimelineTooltip({
   onClose: () => void;
   /** closed by Esc: also put focus somewhere sensible */
   onEscape: () => void;
+  frame?: TimelineFrame;
   children: ReactNode;
 }) {
   return (
@@ -28,7 +30,7 @@ export function TimelineTooltip({
       role="tooltip"
       className="absolute z-20 w-max max-w-[min(24rem,calc(100%-8px))] rounded-md border p-2 text-xs shadow-lg"
       style={{
-        top: HEIGHT - AXIS + 2,
+        top: frame.lanesBottom + 2,
         left: Math.max(4, Math.min(width - 4, x)),
         // Shift left in proportion to x so the box never leaves the component.
         transform: `translateX(-${Math.round((Math.max(0, Math.min(width, x)) / Math.max(1, width)) * 100)}%)`,

@@ -1,14 +1,19 @@
 /**
  * What a tooltip says about each kind of item: a state with both ends to the millisecond and
- * systemd's own µs timestamps, a cluster of states, a span without an agent, an action.
- * tipDetails() picks the content and where the tooltip points for the open tip.
+ * systemd's own µs timestamps, a cluster of states, a span without an agent, an action; the
+ * readiness lane, operations and faults have theirs in ./EventTips.tsx. tipDetails() picks the
+ * content and where the tooltip points for the open tip.
  */
 import type { ReactNode } from "react";
+import type { GpuFault } from "@/server/contract/faults";
 import { formatDuration, formatSystemdTimestamp, formatTime } from "@/server/contract/format";
 import { clusterBreakdown, type ClusterBox, type GapBox, type LaneBox, type TimeScale } from "./layout";
+import { FaultTip, OperationTip, ReadinessTip } from "./EventTips";
 import type { ActionMarker } from "./markers";
+import type { ReadinessBox } from "./readinessLayout";
 import { segmentDurationMs, type TimelineSegment } from "./segments";
 import type { StateStyle } from "./stateStyle";
+import type { OperationSpan } from "./timelineEvents";
 import type { Tip } from "./useTimelineTooltip";
 
 function TipRow({ name, children }: { name: string; children: ReactNode }) {
@@ -147,10 +152,30 @@ export function overlapsGap(gaps: readonly GapBox[], startMs: number, endMs: num
 /** The open tip's content and the x it points at (the middle of its box, or the marker's line). */
 export function tipDetails(
   tip: Tip,
-  drawn: { boxes: readonly LaneBox[]; gapBoxes: readonly GapBox[]; markers: readonly ActionMarker[]; scale: TimeScale },
+  drawn: {
+    boxes: readonly LaneBox[];
+    gapBoxes: readonly GapBox[];
+    markers: readonly ActionMarker[];
+    scale: TimeScale;
+    readinessBoxes: readonly ReadinessBox[];
+    operations: readonly OperationSpan[];
+    faults: readonly GpuFault[];
+  },
   nowMs: number,
   timeZone?: string,
 ): { x: number; content: ReactNode } {
+  if (tip.kind === "readiness") {
+    const b = drawn.readinessBoxes[tip.index]!;
+    return { x: b.x + b.width / 2, content: <ReadinessTip box={b} nowMs={nowMs} timeZone={timeZone} /> };
+  }
+  if (tip.kind === "operation") {
+    const o = drawn.operations[tip.index]!;
+    return { x: o.x + o.width / 2, content: <OperationTip span={o} nowMs={nowMs} timeZone={timeZone} /> };
+  }
+  if (tip.kind === "fault") {
+    const f = drawn.faults[tip.index]!;
+    return { x: drawn.scale.x(f.atMs), content: <FaultTip fault={f} nowMs={nowMs} timeZone={timeZone} /> };
+  }
   if (tip.kind === "segment") {
     const b = drawn.boxes[tip.index]!;
     return {

@@ -16,6 +16,12 @@ describe("items", () => {
     expect(itemOfElement(b!)).toEqual({ kind: "marker", index: 0 });
     expect(itemOfElement(c!)).toEqual({ kind: "gap", index: 1 });
     expect(itemOfElement(none!)).toBeNull();
+    const [r, o, f] = [...svg('<g data-ready="2"></g><g data-op="0"></g><g data-fault="4"></g>').children];
+    expect([itemOfElement(r!), itemOfElement(o!), itemOfElement(f!)]).toEqual([
+      { kind: "readiness", index: 2 },
+      { kind: "operation", index: 0 },
+      { kind: "fault", index: 4 },
+    ]);
     expect(itemOfElement(null)).toBeNull();
   });
 

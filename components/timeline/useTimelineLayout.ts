@@ -1,12 +1,19 @@
 /**
  * Everything the timeline draws for one window at one width: segments clipped to the window and
- * placed as boxes, spans without an agent, markers in view, axis ticks, and the summary sentence.
- * Memoised, because the clock re-renders the timeline every second.
+ * placed as boxes, the readiness lane's boxes, spans without an agent, markers, GPU-aware
+ * operations and faults in view, axis ticks, and the summary sentence. Memoised, because the
+ * clock re-renders the timeline every second.
  */
 import { useMemo } from "react";
+import type { GpuFault } from "@/server/contract/faults";
+import type { Operation } from "@/server/contract/operations";
+import type { Readiness, ReadinessTransition } from "@/server/contract/readiness";
 import type { ObservationGap } from "@/server/contract/types";
 import { layoutGaps, layoutSegments, timeScale, type GapBox, type LaneBox, type TimeGutter, type TimeScale } from "./layout";
 import { markersInView, type ActionMarker } from "./markers";
+import { layoutReadiness, type ReadinessBox } from "./readinessLayout";
+import { buildReadinessSegments, summarizeReadiness, type ReadinessSegment } from "./readinessSegments";
+import { faultsInView, layoutOperations, type OperationSpan } from "./timelineEvents";
 import { buildSegments, summarizeSegments, type CurrentStateFallback, type TimelineSegment } from "./segments";
 import { timeTicks, type TimeTick } from "./ticks";
 import type { TimeWindow } from "./view";
@@ -19,6 +26,17 @@ export interface TimelineLayout {
   markers: ActionMarker[];
   ticks: TimeTick[];
   summary: string;
+  readinessSegments: ReadinessSegment[];
+  readinessBoxes: ReadinessBox[];
+  operations: OperationSpan[];
+  faults: GpuFault[];
+}
+
+export interface TimelineExtras {
+  readiness: readonly ReadinessTransition[];
+  currentReadiness?: Readiness;
+  operations: readonly Operation[];
+  faults: readonly GpuFault[];
 }
 
 export function useTimelineLayout({
@@ -31,6 +49,7 @@ export function useTimelineLayout({
   unobserved,
   markers,
   timeZone,
+  extras,
 }: {
   win: TimeWindow;
   width: number;
@@ -41,6 +60,7 @@ export function useTimelineLayout({
   unobserved: readonly ObservationGap[];
   markers: readonly ActionMarker[];
   timeZone?: string;
+  extras: TimelineExtras;
 }): TimelineLayout {
   const { fromMs, toMs } = win;
   const segments = useMemo(() => buildSegments(transitions, fromMs, toMs, nowMs, current), [transitions, fromMs, toMs, nowMs, current]);
@@ -52,6 +72,29 @@ export function useTimelineLayout({
     () => (width > 0 ? timeTicks(fromMs, toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }) : []),
     [fromMs, toMs, scale.width, width, timeZone, gutter.left, gutter.right],
   );
-  const summary = useMemo(() => summarizeSegments(segments, nowMs), [segments, nowMs]);
-  return { segments, scale, boxes, gapBoxes, markers: visibleMarkers, ticks, summary };
+  const { readiness, currentReadiness, operations, faults } = extras;
+  const readinessSegments = useMemo(
+    () => buildReadinessSegments(readiness, fromMs, toMs, nowMs, currentReadiness),
+    [readiness, fromMs, toMs, nowMs, currentReadiness],
+  );
+  const readinessBoxes = useMemo(() => layoutReadiness(readinessSegments, scale), [readinessSegments, scale]);
+  const operationSpans = useMemo(() => layoutOperations(operations, scale, nowMs), [operations, scale, nowMs]);
+  const visibleFaults = useMemo(() => faultsInView(faults, fromMs, toMs), [faults, fromMs, toMs]);
+  const summary = useMemo(
+    () => [summarizeSegments(segments, nowMs), summarizeReadiness(readinessSegments, nowMs)].filter(Boolean).join(" "),
+    [segments, readinessSegments, nowMs],
+  );
+  return {
+    segments,
+    scale,
+    boxes,
+    gapBoxes,
+    markers: visibleMarkers,
+    ticks,
+    summary,
+    readinessSegments,
+    readinessBoxes,
+    operations: operationSpans,
+    faults: visibleFaults,
+  };
 }

@@ -33,8 +33,10 @@ describe("reduceTip", () => {
 describe("tipInView", () => {
   it("drops a tip whose item is no longer drawn", () => {
     const tip: Tip = { kind: "gap", index: 1, pinned: true };
-    expect(tipInView(tip, { segment: 5, marker: 5, gap: 2 })).toBe(tip);
-    expect(tipInView(tip, { segment: 5, marker: 5, gap: 1 })).toBeNull();
-    expect(tipInView(null, { segment: 5, marker: 5, gap: 2 })).toBeNull();
+    const counts = { segment: 5, readiness: 0, marker: 5, operation: 0, fault: 0, gap: 2 };
+    expect(tipInView(tip, counts)).toBe(tip);
+    expect(tipInView(tip, { ...counts, gap: 1 })).toBeNull();
+    expect(tipInView(null, counts)).toBeNull();
+    expect(tipInView({ kind: "readiness", index: 0, pinned: false }, counts)).toBeNull();
   });
 });
