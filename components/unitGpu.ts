@@ -6,6 +6,8 @@ export interface UnitGpuUse {
   usedMiB: number;
   /** memory of this unit's exited processes that is still held */
   exitedMiB: number;
+  /** some of its processes' memory was not reported ([N/A]): the sums are lower bounds */
+  unknown?: boolean;
 }
 
 export function unitGpuUse(sample: GpuSample | null, unit: string): UnitGpuUse {
@@ -15,6 +17,7 @@ export function unitGpuUse(sample: GpuSample | null, unit: string): UnitGpuUse {
     let here = false;
     for (const h of g.holders) {
       if (h.unit !== unit) continue;
+      if (h.usedMiBUnknown) out.unknown = true;
       if (h.kind === "exited") out.exitedMiB += h.usedMiB;
       else out.usedMiB += h.usedMiB;
       here = true;

@@ -5,6 +5,7 @@
  * come first; on wider screens the GPU strip leads.
  */
 import { GpuStrip } from "@/components/gpu-chart/GpuStrip";
+import { MemoryPoolNote } from "@/components/gpus/MemoryPoolNote";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { HostHeader } from "./HostHeader";
 import { hostUnitHref } from "./links";
@@ -42,6 +43,7 @@ export function HostOverview({ host }: { host: string }) {
             </span>
           )}
         </div>
+        <MemoryPoolNote pool={h?.gpu?.memoryPool} />
         {h?.gpu ? <GpuStrip gpus={h.gpu.gpus} unitHref={(u) => hostUnitHref(host, u)} /> : <p className="text-sm text-zinc-500">No GPU sample yet.</p>}
       </section>
       <section aria-labelledby="units-heading" className="order-1 space-y-3 sm:order-2">

@@ -8,6 +8,7 @@
 import Link from "next/link";
 import { CrashLoopBadge } from "@/components/crash-loop/CrashLoopBadge";
 import { DiagnosisReason } from "@/components/DiagnosisCard";
+import { miBText } from "@/components/gpu-chart/strip";
 import { ReadinessLine } from "@/components/readiness/ReadinessLine";
 import { StateBadge } from "@/components/StateBadge";
 import { gpuList, type UnitGpuUse } from "@/components/unitGpu";
@@ -75,7 +76,7 @@ export function UnitRow({
           {u.job && <span>job: {u.job.type}</span>}
           {gpu && gpu.indexes.length > 0 && (
             <span>
-              GPU {gpuList(gpu.indexes)} · {formatMiB(gpu.usedMiB + gpu.exitedMiB)}
+              GPU {gpuList(gpu.indexes)} · {miBText({ miB: gpu.usedMiB + gpu.exitedMiB, unknown: gpu.unknown })}
               {gpu.exitedMiB > 0 && ` (${formatMiB(gpu.exitedMiB)} held by exited processes)`}
             </span>
           )}

@@ -8,7 +8,7 @@
 import type { CSSProperties } from "react";
 import type { GpuAttributed } from "@/server/contract/types";
 import { formatMiB, formatUsedOfTotal } from "@/server/contract/format";
-import { stripModel, unitColor, unitTextColor, type GpuStripModel, type StripPart } from "./strip";
+import { miBText, stripModel, unitColor, unitTextColor, type GpuStripModel, type StripPart } from "./strip";
 
 export interface GpuStripProps {
   /** GPUs of the latest sample (GpuSample.gpus) */
@@ -31,14 +31,14 @@ function partName(p: StripPart): string {
 
 function partDetail(p: StripPart): string {
   if (p.kind === "exited") {
-    return p.holders.map((h) => `PID ${h.pid}${h.unit ? ` (was ${h.unit})` : ""} ${formatMiB(h.miB)}`).join(", ");
+    return p.holders.map((h) => `PID ${h.pid}${h.unit ? ` (was ${h.unit})` : ""} ${miBText(h)}`).join(", ");
   }
   if (p.kind === "outside") {
-    const procs = p.holders.map((h) => `PID ${h.pid} ${h.processName} ${formatMiB(h.miB)}`);
+    const procs = p.holders.map((h) => `PID ${h.pid} ${h.processName} ${miBText(h)}`);
     if (p.unattributedMiB > 0) procs.push(`${formatMiB(p.unattributedMiB)} not attributed to any listed process`);
     return procs.join(", ");
   }
-  return p.holders.map((h) => `PID ${h.pid} ${formatMiB(h.miB)}`).join(", ");
+  return p.holders.map((h) => `PID ${h.pid} ${miBText(h)}`).join(", ");
 }
 
 function gpuTitle(m: GpuStripModel): string {
@@ -49,7 +49,7 @@ function describe(m: GpuStripModel): string {
   const head = m.notReported
     ? `${gpuTitle(m)} (${m.name}): memory not reported`
     : `${gpuTitle(m)} (${m.name}): ${formatUsedOfTotal(m.usedMiB, m.totalMiB)} used`;
-  const parts = m.parts.map((p) => `${partName(p)} ${formatMiB(p.miB)}${p.kind === "exited" ? ` (${partDetail(p)})` : ""}`);
+  const parts = m.parts.map((p) => `${partName(p)} ${miBText(p)}${p.kind === "exited" ? ` (${partDetail(p)})` : ""}`);
   if (m.freeMiB != null) parts.push(`${formatMiB(m.freeMiB)} free`);
   return parts.length ? `${head}; ${parts.join("; ")}.` : `${head}.`;
 }
@@ -99,7 +99,7 @@ export function GpuStrip({ gpus, highlightUnit = null, unitHref, className }: Gp
                       // hairline between neighbours so equal colours stay apart
                       boxShadow: `inset -1px 0 0 var(--gd-surface)${highlighted ? ", inset 0 0 0 2px var(--gd-focus)" : ""}`,
                     }}
-                    title={`${partName(p)}: ${formatMiB(p.miB)} — ${partDetail(p)}`}
+                    title={`${partName(p)}: ${miBText(p)} — ${partDetail(p)}`}
                   >
                     {p.fraction >= INSIDE_LABEL_MIN_FRACTION && (
                       <span className="truncate" aria-hidden="true">
@@ -112,7 +112,9 @@ export function GpuStrip({ gpus, highlightUnit = null, unitHref, className }: Gp
             </div>
           ) : (
             <p role="note" className="rounded-md border border-dashed border-[var(--gd-border)] px-2 py-1 text-xs text-[var(--gd-surface-muted)]">
-              {m.notReported ? "Memory total and use not reported by this GPU (unified memory); per-process use below." : "Total memory not reported."}
+              {m.notReported
+                ? "This GPU shares system memory (unified memory): no GPU memory total or use of its own; the host's memory pool and per-process use are shown instead."
+                : "Total memory not reported."}
             </p>
           )}
 
@@ -131,7 +133,7 @@ export function GpuStrip({ gpus, highlightUnit = null, unitHref, className }: Gp
                     ) : (
                       <span className="truncate">{name}</span>
                     )}
-                    <span className="font-mono tabular-nums text-[var(--gd-surface-muted)]">{formatMiB(p.miB)}</span>
+                    <span className="font-mono tabular-nums text-[var(--gd-surface-muted)]">{miBText(p)}</span>
                     {p.kind === "exited" && <span className="sr-only">{`: ${partDetail(p)}`}</span>}
                   </li>
                 );

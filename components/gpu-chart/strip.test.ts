@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gpu, H200_TOTAL_MIB, holder } from "./fixtures";
-import { UNIT_HUES, hashString, stripModel, unitColor, unitHue } from "./strip";
+import { UNIT_HUES, hashString, miBText, stripModel, unitColor, unitHue } from "./strip";
 
 describe("stripModel", () => {
   it("splits a GPU into units (largest first), exited-process memory and the rest", () => {
@@ -30,6 +30,16 @@ describe("stripModel", () => {
     expect(m.freeMiB).toBe(H200_TOTAL_MIB - 79_500);
     expect(m.parts[0]!.fraction).toBeCloseTo(65_000 / H200_TOTAL_MIB, 9);
     expect(m.overCommitted).toBe(false);
+  });
+
+  it("a holder whose memory nvidia-smi did not report ([N/A]) is never shown as 0", () => {
+    const m = stripModel(gpu(0, [{ ...holder("exited", "a.service", 0, 7), usedMiBUnknown: true }, holder("unit", "a.service", 2048, 8)]));
+    expect(m.parts.map((p) => [p.kind, miBText(p)])).toEqual([
+      ["unit", "2.0 GiB"],
+      ["exited", "not reported"],
+    ]);
+    expect(miBText(m.parts[1]!.holders[0]!)).toBe("not reported");
+    expect(miBText({ miB: 1024, unknown: true })).toBe("1.0 GiB + not reported");
   });
 
   it("says 'not reported' for GB10-style GPUs instead of showing 0", () => {

@@ -3,6 +3,7 @@
  * held by exited processes, and the rest (processes outside units and memory no process
  * accounts for). Pure, so the arithmetic is tested without a browser.
  */
+import { formatMiB } from "@/server/contract/format";
 import type { GpuAttributed } from "@/server/contract/types";
 
 export type StripPartKind = "unit" | "exited" | "outside";
@@ -14,8 +15,10 @@ export interface StripPart {
   miB: number;
   /** share of the bar (0..1); 0 when the total is unknown */
   fraction: number;
-  /** what holds it, for labels: PIDs with process names / last units */
-  holders: { pid: number; processName: string; unit: string | null; miB: number }[];
+  /** what holds it, for labels: PIDs with process names / last units; `unknown`: nvidia-smi gave no number ([N/A]) */
+  holders: { pid: number; processName: string; unit: string | null; miB: number; unknown?: boolean }[];
+  /** some holder's memory was not reported: `miB` is a lower bound, never show it as the whole */
+  unknown: boolean;
   /** memory.used minus the listed processes (only on the outside part) */
   unattributedMiB: number;
 }
@@ -39,19 +42,20 @@ export interface GpuStripModel {
 
 export function stripModel(g: GpuAttributed): GpuStripModel {
   const byUnit = new Map<string, StripPart>();
-  const exited: StripPart = { kind: "exited", unit: null, miB: 0, fraction: 0, holders: [], unattributedMiB: 0 };
-  const outside: StripPart = { kind: "outside", unit: null, miB: 0, fraction: 0, holders: [], unattributedMiB: 0 };
+  const exited: StripPart = { kind: "exited", unit: null, miB: 0, fraction: 0, holders: [], unattributedMiB: 0, unknown: false };
+  const outside: StripPart = { kind: "outside", unit: null, miB: 0, fraction: 0, holders: [], unattributedMiB: 0, unknown: false };
   let attributed = 0;
   for (const h of g.holders) {
     attributed += h.usedMiB;
-    const entry = { pid: h.pid, processName: h.processName, unit: h.unit, miB: h.usedMiB };
+    const entry = { pid: h.pid, processName: h.processName, unit: h.unit, miB: h.usedMiB, ...(h.usedMiBUnknown ? { unknown: true } : {}) };
     let part: StripPart;
     if (h.kind === "exited") part = exited;
     else if (h.kind === "unit" && h.unit) {
-      part = byUnit.get(h.unit) ?? { kind: "unit", unit: h.unit, miB: 0, fraction: 0, holders: [], unattributedMiB: 0 };
+      part = byUnit.get(h.unit) ?? { kind: "unit", unit: h.unit, miB: 0, fraction: 0, holders: [], unattributedMiB: 0, unknown: false };
       byUnit.set(h.unit, part);
     } else part = outside;
     part.miB += h.usedMiB;
+    if (h.usedMiBUnknown) part.unknown = true;
     part.holders.push(entry);
   }
   if (g.memoryUsedMiB != null && g.unattributedMiB > 0) {
@@ -59,7 +63,8 @@ export function stripModel(g: GpuAttributed): GpuStripModel {
     outside.miB += g.unattributedMiB;
   }
   const units = [...byUnit.values()].sort((a, b) => b.miB - a.miB || a.unit!.localeCompare(b.unit!));
-  const parts = [...units, ...(exited.miB > 0 ? [exited] : []), ...(outside.miB > 0 ? [outside] : [])];
+  const shown = (p: StripPart) => p.miB > 0 || p.unknown;
+  const parts = [...units, ...(shown(exited) ? [exited] : []), ...(shown(outside) ? [outside] : [])];
   const sum = parts.reduce((a, p) => a + p.miB, 0);
   const total = g.memoryTotalMiB;
   const overCommitted = total != null && sum > total;
@@ -80,6 +85,12 @@ export function stripModel(g: GpuAttributed): GpuStripModel {
     overCommitted,
     notReported: total == null && used == null,
   };
+}
+
+/** A part's or holder's memory in words: "75.2 GiB", "not reported", "1.0 GiB + not reported" ([N/A] is never 0). */
+export function miBText(p: { miB: number; unknown?: boolean }): string {
+  if (!p.unknown) return formatMiB(p.miB);
+  return p.miB > 0 ? `${formatMiB(p.miB)} + not reported` : "not reported";
 }
 
 /**

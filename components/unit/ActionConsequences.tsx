@@ -2,6 +2,7 @@
 /** The body of an action's confirm dialog: what the unit is doing now and what clients lose. */
 import { useNow } from "@/components/live/LiveProvider";
 import { stateLabel } from "@/components/StateBadge";
+import { miBText } from "@/components/gpu-chart/strip";
 import { gpuList, type UnitGpuUse } from "@/components/unitGpu";
 import { formatDuration, formatMiB } from "@/server/contract/format";
 import type { UnitAction, UnitSummary } from "@/server/contract/types";
@@ -41,10 +42,16 @@ export function ActionConsequences({
         <b className="font-mono">{name}</b> is {stateLabel(unit.activeState, unit.subState)}
         {uptime !== null && <> and has been up for {formatDuration(uptime)}</>}.
       </p>
-      {gpu.indexes.length > 0 ? (
+      {gpu.indexes.length > 0 && (gpu.usedMiB > 0 || gpu.unknown) ? (
         <p>
-          It holds {formatMiB(gpu.usedMiB)} of GPU memory on GPU {gpuList(gpu.indexes)}. Clients lose it until it is back; a large model can take minutes to
-          load, and freed GPU memory can take tens of seconds to drain.
+          It holds {miBText({ miB: gpu.usedMiB, unknown: gpu.unknown })} of GPU memory on GPU {gpuList(gpu.indexes)}
+          {gpu.exitedMiB > 0 && <>, and its exited processes still hold {formatMiB(gpu.exitedMiB)}</>}. Clients lose it until it is back; a large model can take
+          minutes to load, and freed GPU memory can take tens of seconds to drain.
+        </p>
+      ) : gpu.exitedMiB > 0 ? (
+        <p>
+          Its exited processes still hold {formatMiB(gpu.exitedMiB)} of GPU memory on GPU {gpuList(gpu.indexes)}, draining: a start now may find its GPUs still
+          full.
         </p>
       ) : (
         <p>It holds no GPU memory right now.</p>
