@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { AlertsNavLink } from "@/components/alerts/AlertsNavLink";
 import { AuditNavLink, HostsNavLink, UserMenu, UsersNavLink } from "@/components/auth/UserMenu";
 import { ConnectionIndicator } from "@/components/ConnectionIndicator";
 import { LiveProvider } from "@/components/live/LiveProvider";
@@ -49,6 +50,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                 <Link href="/gpus" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
                   GPUs
                 </Link>
+                <AlertsNavLink className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100" />
                 <AuditNavLink />
                 <HostsNavLink />
                 <UsersNavLink />

@@ -19,6 +19,18 @@ test("the Alerts page shows the failed unit's open alert with the agent's diagno
   await shot(page, "alerts");
 });
 
+test("the header's Alerts link, after GPUs, counts the open alerts and leads to the Alerts page", async ({ page }) => {
+  await page.goto("/");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  const links = await nav.getByRole("link").allInnerTexts();
+  expect(links.findIndex((t) => t.startsWith("Alerts"))).toBe(links.indexOf("GPUs") + 1);
+  // gpu-a's failed unit is open from the start
+  await expect(nav.getByTestId("nav-alerts-count")).toHaveText(/^\d+\+? open$/, { timeout: 40_000 });
+  await nav.getByRole("link", { name: /^Alerts/ }).click();
+  await expect(page).toHaveURL(/\/alerts$/);
+  await expect(page.getByRole("heading", { name: "Alerts", level: 1 })).toBeVisible();
+});
+
 test("the status page: every service in plain words with uptime, no command lines, PIDs or hosts; fits the screen", async ({ page }) => {
   await page.goto("/status");
   await expect(page.getByRole("heading", { name: "Service status", level: 1 })).toBeVisible();
