@@ -86,7 +86,7 @@ async function main() {
     }
     await stop();
   } finally {
-    bp.close();
+    await bp.close();
     await host.stop();
   }
 

@@ -20,10 +20,12 @@ import { defaultRules } from "@/server/alerts/rules";
 import type { UnitSummary, UnitTransition } from "@/server/contract/types";
 import { openStore } from "@/server/store/database";
 import { unitSteps, uptimes } from "@/server/statusPage/uptime";
+import { smoke } from "./lib/args";
+import { printHeader } from "./lib/machine";
 
-const HOSTS = 50;
-const UNITS = 40;
-const RUNS = 9;
+const HOSTS = smoke ? 5 : 50;
+const UNITS = smoke ? 8 : 40;
+const RUNS = smoke ? 2 : 9;
 const NOW = Date.now();
 
 function time(fn: () => unknown): number {
@@ -36,6 +38,7 @@ async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
   await fn();
   return performance.now() - t0;
 }
+printHeader("Alerts and the status page", smoke);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
@@ -120,7 +123,7 @@ try {
 
 // uptime: 30 days of a unit restarting every minute
 const transitions: UnitTransition[] = [];
-for (let i = 0; i < 43_200; i++) {
+for (let i = 0; i < (smoke ? 1_000 : 43_200); i++) {
   const at = NOW - 30 * 86_400_000 + i * 60_000;
   transitions.push({
     unit: "u",

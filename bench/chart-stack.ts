@@ -9,12 +9,14 @@
 import type { GpuSample } from "@/server/contract/types";
 import { incidentDay } from "@/components/gpu-chart/fixtures";
 import { MEMORY_CLASSES, StackCache, stackMemory, unitGpuUuids } from "@/components/gpu-chart/stack";
+import { smoke } from "./lib/args";
+import { printHeader } from "./lib/machine";
 
 const UNIT = "vllm-kimi-k25.service";
-const SECONDS = 86_400;
+const SECONDS = smoke ? 3_600 : 86_400;
 const GPUS = 8;
 const PIXELS = 1200;
-const RUNS = 7;
+const RUNS = smoke ? 2 : 7;
 
 /** The obvious implementation: filter/reduce per sample, every sample kept. */
 function naiveStack(samples: readonly GpuSample[], unit: string, fromMs: number, toMs: number) {
@@ -51,6 +53,7 @@ function median(xs: number[]): number {
   return s[s.length >> 1]!;
 }
 
+printHeader(`GPU memory chart: stacking ${SECONDS} samples × ${GPUS} GPUs`, smoke);
 const startMs = Date.UTC(2025, 0, 12);
 // A few extra seconds so the live case can slide the window by one sample per run.
 const gen = time(() => incidentDay({ startMs, seconds: SECONDS + RUNS + 2, gpus: GPUS, unit: UNIT }));

@@ -12,9 +12,12 @@ import { stripVTControlCharacters } from "node:util";
 import type { JournalEntry } from "@/server/contract/types";
 import { recordsOf } from "@/server/agent/readiness/lines";
 import { ReadinessTracker } from "@/server/agent/readiness/tracker";
+import { smoke } from "./lib/args";
+import { printHeader } from "./lib/machine";
 
-const LINES = 100_000;
-const RUNS = 5;
+const LINES = smoke ? 5_000 : 100_000;
+const RUNS = smoke ? 2 : 5;
+printHeader("Readiness: the tracker on real-format vLLM log lines", smoke);
 
 const sample = readFileSync(new URL("../e2e/fakes/engine-logs/vllm-load.log", import.meta.url), "utf8")
   .split("\n")

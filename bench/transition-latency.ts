@@ -127,7 +127,7 @@ async function main() {
     await poll.kill("SIGKILL").catch(() => undefined);
     agentSse.close();
     panelSse.close();
-    bp.close();
+    await bp.close();
     await host.stop();
   }
 

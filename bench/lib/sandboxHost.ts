@@ -62,14 +62,15 @@ export async function bootHost(
 export interface BenchPanel {
   panel: Panel;
   cookie: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** A panel (own temp data dir, real SQLite) watching `agent` as BENCH_HOST, with a signed-in admin. */
 export async function benchPanel(agent: { url: string; token: string }): Promise<BenchPanel> {
   trustPeerHeader(true);
   const dataDir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-panel-"));
-  const panel = createPanel(
+  // awaited: createPanel (and close) become async with the panel's async data layer
+  const panel = await createPanel(
     loadPanelConfig({ GPUDECK_DATA_DIR: dataDir, GPUDECK_AGENT_URL: agent.url, GPUDECK_AGENT_TOKEN: agent.token, GPUDECK_AGENT_NAME: BENCH_HOST }),
     { log: () => {}, refusalAuditPerMinute: 10_000 },
   );
@@ -83,8 +84,8 @@ export async function benchPanel(agent: { url: string; token: string }): Promise
   return {
     panel,
     cookie,
-    close: () => {
-      panel.close();
+    close: async () => {
+      await panel.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -39,6 +39,8 @@ export interface AgentConfig {
   /** simulated hosts: which one to play, and the machine name to report */
   simProfile?: SimProfile;
   simHostname?: string;
+  /** simulated hosts: keep the history store in dataDir as a real host does (bench/unit-draw.ts fills it with a day first); off: a simulated host starts afresh */
+  simHistory?: boolean;
   /** serve HTTPS with these PEM files (null: plain HTTP, for loopback) */
   tls?: AgentTlsFiles | null;
   /** N restarts within M minutes make a crash loop (default 5/10m) */

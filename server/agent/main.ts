@@ -85,9 +85,9 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     log("  Set it to the units gpudeck may manage, e.g. GPUDECK_UNITS='vllm-*.service,tgi-*.service'");
   }
   const host = await createHost(config);
-  // A simulated host starts its world afresh each run: its history is not kept.
+  // A simulated host starts its world afresh each run: its history is not kept (unless asked, for benchmarks).
   let store: HistoryStore | null = null;
-  if (!config.simulate) {
+  if (!config.simulate || config.simHistory) {
     try {
       store = HistoryStore.open(config.dataDir);
     } catch (err) {
