@@ -40,7 +40,11 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <LiveProvider>
             <header className="sticky top-0 z-10 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/90">
-              <nav className="mx-auto flex max-w-6xl items-center gap-3 px-3 py-2 text-sm sm:gap-4 sm:px-4" aria-label="Main">
+              {/* wraps on a phone rather than letting the status and the user menu overlap */}
+              <nav
+                className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm sm:flex-nowrap sm:gap-4 sm:px-4"
+                aria-label="Main"
+              >
                 <Link href="/" className="font-semibold tracking-tight">
                   gpudeck
                 </Link>

@@ -68,7 +68,6 @@ export function OperationProgress({
             <>
               <b>{formatMiB(op.heldMiB)}</b> still held on {operationGpus(op)}
               {view.heldAtWaitStartMiB != null && view.heldAtWaitStartMiB > op.heldMiB && <> (was {formatMiB(view.heldAtWaitStartMiB)} when the wait began)</>}
-              {op.pids.length > 0 && <> · PIDs {op.pids.join(", ")}</>}
             </>
           ) : (
             <>Nothing of its last run holds GPU memory now.</>

@@ -14,28 +14,27 @@ const STATUS_ICON: Record<StepStatus, string> = { done: "✓", current: "◐", s
 
 export function OperationSteps({ steps }: { steps: readonly StepView[] }) {
   return (
-    <ol className="flex flex-wrap gap-x-1 gap-y-1 text-xs" aria-label="Steps" data-testid="operation-steps">
+    <ol className="flex flex-wrap items-center gap-x-1 gap-y-1 text-xs" aria-label="Steps" data-testid="operation-steps">
       {steps.map((s, i) => (
-        <li
-          key={s.step}
-          data-step={s.step}
-          data-status={s.status}
-          className={`flex items-center gap-1 rounded px-1.5 py-0.5 ring-1 ring-inset ring-zinc-500/40 ${s.status === "current" ? "font-semibold" : ""} ${
-            s.status === "skipped" || s.status === "not-reached" || s.status === "pending" ? "opacity-70" : ""
-          }`}
-        >
+        <li key={s.step} data-step={s.step} data-status={s.status} className="flex items-center gap-1">
           {i > 0 && (
-            <span aria-hidden="true" className="mr-1 opacity-60">
+            <span aria-hidden="true" className="opacity-60">
               →
             </span>
           )}
-          <span aria-hidden="true" className={s.status === "current" ? "animate-pulse" : ""}>
-            {STATUS_ICON[s.status]}
-          </span>
-          <span>{s.label}</span>
-          <span className="opacity-80">
-            ({STATUS_TEXT[s.status]}
-            {s.durationMs != null && `, ${formatDuration(s.durationMs)}`})
+          <span
+            className={`flex items-center gap-1 rounded px-1.5 py-0.5 ring-1 ring-inset ring-zinc-500/40 ${s.status === "current" ? "font-semibold" : ""} ${
+              s.status === "skipped" || s.status === "not-reached" || s.status === "pending" ? "opacity-70" : ""
+            }`}
+          >
+            <span aria-hidden="true" className={s.status === "current" ? "animate-pulse" : ""}>
+              {STATUS_ICON[s.status]}
+            </span>
+            <span>{s.label}</span>
+            <span className="opacity-80">
+              ({STATUS_TEXT[s.status]}
+              {s.durationMs != null && `, ${formatDuration(s.durationMs)}`})
+            </span>
           </span>
         </li>
       ))}

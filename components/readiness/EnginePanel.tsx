@@ -32,7 +32,7 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
   return (
     <section aria-labelledby="engine-heading" className="rounded-lg border border-zinc-200 dark:border-zinc-800" data-testid="engine-panel">
       <h2 id="engine-heading" className="border-b border-zinc-200 px-4 py-2 text-sm font-semibold dark:border-zinc-800">
-        Engine: {engineName(r.engine)} · serving, not just running
+        Engine: {engineName(r.engine)}
       </h2>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 px-4 py-3 text-sm sm:grid-cols-[10rem_1fr]">
         <Row name="Serving">

@@ -1,0 +1,113 @@
+import { expect, test, type Page } from "@playwright/test";
+
+// Serving, not just running, and the cure for the incident, on the demo's gpu-a (GPUDECK_SIM_SPEED=2:
+// Kimi's 119 checkpoint shards load in ~9 s, a killed process's memory drains in ~8 s). Runs
+// after foundation.spec.ts in each project; both leave vllm-kimi-k25.service running and serving.
+test.describe.configure({ mode: "serial" });
+
+const KIMI = "vllm-kimi-k25.service";
+const KIMI_PAGE = `/hosts/gpu-a/units/${KIMI}`;
+/** the polling ExecStartPre's line while the GPUs are busy (server/agent/simulator/units.ts) */
+const POLLING_LINE = "GPU memory still in use, waiting";
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${test.info().project.name}-${name}.png`, fullPage: true });
+
+async function openKimiServing(page: Page) {
+  await page.goto(KIMI_PAGE);
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await expect(page.getByTestId("state-badge").first()).toHaveText("active (running)", { timeout: 60_000 });
+  await expect(page.getByTestId("readiness").first()).toHaveAttribute("data-state", "serving", { timeout: 60_000 });
+}
+
+async function openDialog(page: Page, action: "Restart" | "Kill (SIGKILL)") {
+  await page.getByRole("group", { name: "Unit actions" }).getByRole("button", { name: action, exact: true }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toContainText(KIMI);
+  return dialog;
+}
+
+test("a restart shows the engine's load stages, then serving, in the unit header, the overview and the readiness lane", async ({ page, context }) => {
+  await openKimiServing(page);
+  const readiness = page.getByTestId("readiness").first();
+  await expect(readiness).toContainText("serving /models/kimi-k2.5");
+  await expect(page.getByTestId("engine-probe")).toContainText(/http:\/\/127\.0\.0\.1:8000\/.* · HTTP 200 at/);
+
+  const overview = await context.newPage();
+  await overview.goto("/?q=kimi");
+  const row = overview.locator(`[data-testid="unit-row"][data-unit="${KIMI}"]`);
+  await expect(row.getByTestId("readiness")).toHaveText(/serving/);
+
+  const dialog = await openDialog(page, "Restart");
+  await dialog.getByLabel(/Reason/).fill("e2e: watch it load");
+  await dialog.getByRole("button", { name: `Restart ${KIMI}` }).click();
+  // systemd says running long before the engine serves: the header says which stage it is in
+  await expect(readiness).toHaveAttribute("data-state", "loading", { timeout: 60_000 });
+  await expect(page.getByTestId("state-badge").first()).toHaveText("active (running)");
+  await expect(readiness).toContainText(/loading weights \d+\/119 · \d/);
+  await expect(row.getByTestId("readiness")).toHaveAttribute("data-state", "loading");
+  await expect(row).toHaveAttribute("data-readiness", "loading");
+  await shot(page, "readiness-loading");
+  await expect(readiness).toHaveAttribute("data-state", "serving", { timeout: 30_000 });
+  await expect(readiness).toContainText("serving /models/kimi-k2.5");
+  await expect(row.getByTestId("readiness")).toHaveText(/serving \/models\/kimi-k2\.5/);
+  await overview.close();
+
+  const lane = page.getByRole("list", { name: "Readiness in view" });
+  await expect(lane.getByRole("listitem", { name: /^loading weights/ }).last()).toBeAttached();
+  await expect(lane.getByRole("listitem", { name: /^serving/ }).last()).toBeAttached();
+  await shot(page, "readiness-serving");
+});
+
+test("the incident cured: kill, then restart when its GPUs are free — it waits for the drain, then starts with no polling", async ({ page }) => {
+  test.setTimeout(150_000);
+  await openKimiServing(page);
+  const journalLines = page.getByTestId("journal").getByTestId("journal-line");
+  await expect(journalLines.first()).toBeAttached();
+
+  const kill = await openDialog(page, "Kill (SIGKILL)");
+  await kill.getByRole("button", { name: `Kill (SIGKILL) ${KIMI}` }).click();
+  await expect(page.getByTestId("state-badge").first()).toHaveText("failed (failed)");
+
+  // the killed workers' memory still drains: the dialog says what the GPU-aware restart would wait for
+  const dialog = await openDialog(page, "Restart");
+  const wait = dialog.getByTestId("gpu-wait");
+  await expect(wait).toContainText("Restart when its GPUs are free");
+  await expect(wait.getByRole("listitem")).toHaveCount(8);
+  await expect(wait.getByRole("listitem").first()).toContainText(/^GPU 0: [\d.]+ GiB by exited \d+/);
+  const pollingBefore = await journalLines.filter({ hasText: POLLING_LINE }).count();
+  await dialog.getByLabel(/Reason/).fill("e2e: restart when its GPUs are free");
+  await dialog.getByRole("button", { name: "Restart when its GPUs are free" }).click();
+  await expect(dialog).toBeHidden();
+
+  const op = page.getByTestId("operation");
+  await expect(op).toHaveAttribute("data-step", "waiting-for-gpus", { timeout: 10_000 });
+  const steps = op.getByTestId("operation-steps");
+  // killed: nothing left to stop
+  await expect(steps.locator('[data-step="stopping"]')).toHaveAttribute("data-status", "skipped");
+  await expect(steps.locator('[data-step="waiting-for-gpus"]')).toHaveAttribute("data-status", "current");
+  await expect(op.getByTestId("operation-held")).toContainText(/GiB still held on GPUs 0–7 .*gives up in/);
+  await expect(op.getByRole("button", { name: /^Cancel/ })).toBeVisible();
+  const firstHeld = Number(await op.getAttribute("data-held-mib"));
+  expect(firstHeld).toBeGreaterThan(0);
+  await shot(page, "operation-waiting");
+  // the memory drains while it waits
+  await expect.poll(async () => Number(await op.getAttribute("data-held-mib")), { timeout: 20_000 }).toBeLessThan(firstHeld);
+
+  await expect(op).toHaveAttribute("data-step", /^(starting|started)$/, { timeout: 40_000 });
+  await expect(op).toHaveAttribute("data-step", "started", { timeout: 40_000 });
+  await expect(steps.locator('[data-step="waiting-for-gpus"]')).toHaveAttribute("data-status", "done");
+  await expect(steps.locator('[data-step="starting"]')).toHaveAttribute("data-status", "done");
+  await expect(op.getByTestId("operation-message")).toContainText(/^Started vllm-kimi-k25\.service/);
+  await expect(op.getByRole("button", { name: /^Cancel/ })).toHaveCount(0);
+  await expect(page.getByTestId("state-badge").first()).toHaveText("active (running)", { timeout: 20_000 });
+  // its ExecStartPre passed at once: no polling line since the operation began
+  expect(await journalLines.filter({ hasText: POLLING_LINE }).count()).toBe(pollingBefore);
+  await expect(page.getByTestId("diagnosis-headline")).not.toContainText("Waiting in ExecStartPre");
+  await expect(page.getByTestId("readiness").first()).toHaveAttribute("data-state", "serving", { timeout: 40_000 });
+  // the timeline shows it as a span with its steps, and the engine's lane its stages
+  const spans = page.getByRole("list", { name: "GPU-aware restarts in view" });
+  await expect(
+    spans.getByRole("listitem", { name: /^restart when its GPUs are free by \w+ from .*: waiting for its GPUs [\d.]+ s, starting .*, started$/ }).last(),
+  ).toBeAttached();
+  await expect(page.getByRole("list", { name: "Readiness in view" }).getByRole("listitem", { name: /^serving from .* to now/ })).toBeAttached();
+  await shot(page, "operation-started");
+});
