@@ -20,10 +20,10 @@ import { bootHost, sandboxAvailable } from "./lib/sandboxHost";
 import { mib, sleep } from "./lib/stats";
 import { printTable, Targets, type Cell } from "./lib/table";
 
-const SECONDS = numberArg("seconds", 60, 4);
+const SECONDS = numberArg("seconds", 60, 2);
 const UNITS = numberArg("units", 32, 4);
 const GPUS = 8;
-const WARM_S = smoke ? 2 : 10;
+const WARM_S = smoke ? 1 : 10;
 const STATE = "/run/bench-nvidia-smi.json";
 const names = Array.from({ length: UNITS }, (_, i) => `bench-u${String(i + 1).padStart(2, "0")}.service`);
 const unitFile = (i: number) => `[Unit]
@@ -115,7 +115,7 @@ async function naivePhase(sb: Sandbox, name: string, perUnit: boolean): Promise<
   });
   const pid = await proc.hostPid();
   try {
-    await sleep(Math.max(2, WARM_S / 2) * 1000);
+    await sleep((smoke ? 1 : 5) * 1000);
     const rss = new PeakSampler(() => treeRssBytes(pid), 50);
     const s0 = systemSide(sb);
     const [tree0, t0] = [treeCpuSeconds(pid), performance.now()];

@@ -24,7 +24,7 @@ import { openSse, readSseResponse, type SseMessage } from "./lib/sse";
 import { ms, sleep, summarize } from "./lib/stats";
 import { printTable, Targets } from "./lib/table";
 
-const CYCLES = numberArg("cycles", 200, 5);
+const CYCLES = numberArg("cycles", 200, 3);
 const UNIT = "bench-cycle.service";
 const UNIT_FILE = `[Unit]
 Description=gpudeck bench: a 200 ms ExecStartPre, then a long-running service

@@ -192,7 +192,7 @@ async function main() {
     ).proc;
     browser = await launchChromium();
     const url = (host: string) => `http://127.0.0.1:${port}/hosts/${host}/units/${UNIT}`;
-    await drawOnce(browser, url("gpu-fresh")); // warm-up: the server's first render of the route
+    if (!smoke) await drawOnce(browser, url("gpu-fresh")); // warm-up: the server's first render of the route
     const results: Record<string, Draw[]> = { "gpu-fresh": [], "gpu-day": [] };
     for (let i = 0; i < RUNS; i++) for (const host of ["gpu-fresh", "gpu-day"]) results[host]!.push(await drawOnce(browser, url(host)));
     console.log(
