@@ -3,9 +3,9 @@
  * exit of the run that ended, the Restart= and start-limit settings (and why they never stop it),
  * and the last line the service itself wrote.
  */
-import { formatTime, formatUsecSetting } from "@/server/contract/format";
+import { formatDurationWords, formatTime, formatUsecSetting } from "@/server/contract/format";
 import type { CrashLoopReport } from "@/server/contract/faults";
-import { crashLoopCount, crashLoopEndless } from "./crashLoopText";
+import { crashLoopEndless } from "./crashLoopText";
 
 const RESTARTS_SHOWN = 10;
 
@@ -16,7 +16,7 @@ export function CrashLoopEvidence({ report }: { report: CrashLoopReport }) {
     <div className="space-y-2" data-testid="crash-loop-evidence">
       {m ? (
         <p>
-          It restarted {crashLoopCount(m)} (rule {m.rule}).
+          {`It restarted ${m.restarts === 1 ? "once" : `${m.restarts} times`} in ${formatDurationWords(m.windowMs)} (rule ${m.rule}).`}
           {crashLoopEndless(m) && (
             <b className="text-red-800 dark:text-red-300">
               {" "}

@@ -8,6 +8,7 @@ import type { UnitSummary } from "@/server/contract/types";
 import { wireTransformer } from "@/server/contract/wire";
 import { UnitActions } from "./UnitActions";
 import type { ActionPermissions } from "./unitActions";
+import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 
 const running: UnitSummary = {
   name: "vllm.service",
@@ -28,13 +29,22 @@ const everything: ActionPermissions = { start: allowed, stop: allowed, restart: 
 const noGpu = { indexes: [], usedMiB: 0, exitedMiB: 0 };
 
 /** Server-rendered: no call is made, so the client's URL is never used. */
-function render(permissions: ActionPermissions | undefined, unit = running) {
+function render(permissions: ActionPermissions | undefined, unit = running, gpuWait: GpuWaitItem[] = []) {
   const queryClient = new QueryClient();
   const trpcClient = createTRPCClient<PanelRouter>({ links: [httpBatchLink({ url: "http://127.0.0.1:9/api/trpc", transformer: wireTransformer })] });
   return renderToString(
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <UnitActions host="gpu-a" name="vllm.service" unit={unit} permissions={permissions} recent={null} activeEnterUsec={undefined} gpu={noGpu} />
+        <UnitActions
+          host="gpu-a"
+          name="vllm.service"
+          unit={unit}
+          permissions={permissions}
+          recent={null}
+          activeEnterUsec={undefined}
+          gpu={noGpu}
+          gpuWait={gpuWait}
+        />
       </TRPCProvider>
     </QueryClientProvider>,
   );
@@ -76,5 +86,22 @@ describe("UnitActions", () => {
     const labelledBy = [...html.matchAll(/<dialog[^>]*aria-labelledby="([^"]+)"/g)].map((m) => m[1]);
     expect(new Set(labelledBy).size).toBe(3);
     expect(html).toContain("Restart vllm.service?");
+  });
+
+  it("offers 'Restart when its GPUs are free' in the restart dialog only where the unit holds GPU memory, with what it would wait for", () => {
+    const plain = render(everything);
+    expect(plain).not.toContain("Restart when its GPUs are free");
+    const held: GpuWaitItem[] = [
+      { uuid: "GPU-0", index: 0, heldMiB: 76_800, pids: [], exitedPids: [4111], unknownPids: [] },
+      { uuid: "GPU-1", index: 1, heldMiB: 76_800, pids: [4112], exitedPids: [], unknownPids: [] },
+    ];
+    const html = render(everything, running, held);
+    const restartDialog = [...html.matchAll(/<dialog[\s\S]*?<\/dialog>/g)].map((m) => m[0]).find((d) => d.includes("Restart vllm.service?"))!;
+    expect(restartDialog).toContain(">Restart when its GPUs are free</button>");
+    expect(restartDialog).toContain("GPU 0: 75.0 GiB by exited 4111");
+    expect(restartDialog).toContain("GPU 1: 75.0 GiB by PID 4112");
+    expect(restartDialog).toContain("150 GiB");
+    // the plain restart stays the dialog's own button
+    expect(restartDialog).toContain(">Restart vllm.service</button>");
   });
 });
