@@ -22,6 +22,8 @@ test("the Alerts page shows the failed unit's open alert with the agent's diagno
 test("the header's Alerts link, after GPUs, counts the open alerts and leads to the Alerts page", async ({ page }) => {
   await page.goto("/");
   const nav = page.getByRole("navigation", { name: "Main" });
+  // it shows once the page knows who is signed in
+  await expect(nav.getByRole("link", { name: /^Alerts/ })).toBeVisible();
   const links = await nav.getByRole("link").allInnerTexts();
   expect(links.findIndex((t) => t.startsWith("Alerts"))).toBe(links.indexOf("GPUs") + 1);
   // gpu-a's failed unit is open from the start
