@@ -67,12 +67,12 @@ describe.skipIf(skip)("alerts from a real host", () => {
     await sb.systemctl(["daemon-reload"]);
     agent = await RunningAgent.start(sb, { units: "alert-*.service" });
     dataDir = mkdtempSync(path.join(tmpdir(), "gpudeck-alerts-e2e-"));
-    panel = startPanel();
+    panel = await startPanel();
     await hostConnected(panel, HOST, 15_000);
   }, 120_000);
 
   afterAll(async () => {
-    panel?.close();
+    await panel?.close();
     await agent?.stop();
     await sb?.stop();
     await receiver.stop();
@@ -116,9 +116,9 @@ describe.skipIf(skip)("alerts from a real host", () => {
         { timeout: 20_000, interval: 200 },
       )
       .toMatch(/ECONNREFUSED|refused/i);
-    panel.close();
+    await panel.close();
     await sleep(500);
-    panel = startPanel();
+    panel = await startPanel();
     await expect.poll(() => panel.fleet.get(HOST)?.state, { timeout: 15_000 }).toBe("connected");
     await sleep(1000);
     expect(about(FLAKY)).toHaveLength(2);

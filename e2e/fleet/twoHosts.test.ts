@@ -93,7 +93,7 @@ describe.skipIf(skip)("a panel over two real hosts", () => {
       ]),
     );
     trustPeerHeader(true);
-    panel = createPanel(loadPanelConfig({ GPUDECK_DATA_DIR: dataDir, GPUDECK_AGENTS_FILE: agentsFile }), {
+    panel = await createPanel(loadPanelConfig({ GPUDECK_DATA_DIR: dataDir, GPUDECK_AGENTS_FILE: agentsFile }), {
       log: () => {},
       refusalAuditPerMinute: 10_000,
       fleet: { link: { retryMinMs: 200, retryMaxMs: 1000 } },
@@ -103,7 +103,7 @@ describe.skipIf(skip)("a panel over two real hosts", () => {
   }, 120_000);
 
   afterAll(async () => {
-    panel?.close();
+    await panel?.close();
     await Promise.allSettled([agentA?.stop(), agentB?.stop()]);
     await Promise.allSettled([sbA?.stop(), sbB?.stop()]);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

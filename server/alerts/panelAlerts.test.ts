@@ -26,7 +26,7 @@ beforeAll(async () => {
   await receiver.start();
   await hook.start();
   agent = await startTestAgent();
-  tp = startTestPanel(agent, {
+  tp = await startTestPanel(agent, {
     env: { GPUDECK_ALERT_WEBHOOK_URL: receiver.url("/env-hook"), GPUDECK_PUBLIC_URL: "https://gpudeck.example" },
     panel: { alerts: { tickMs: 200, groupWindowMs: 300, delivery: { pollMs: 50, backoffBaseMs: 100, backoffMaxMs: 500 } } },
   });
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
   await receiver.stop();
   await hook.stop();
@@ -52,12 +52,8 @@ const data = <T>(r: RpcResult) => {
   if (r.status !== 200) throw new Error(`${r.status}: ${r.text}`);
   return r.json!.result!.data as T;
 };
-const lastAuditId = () => panel.auth.audit.queryAudit({ limit: 1 })[0]?.id ?? 0;
-const auditSince = (mark: number) =>
-  panel.auth.audit
-    .queryAudit({ limit: 1000 })
-    .filter((r) => r.id > mark)
-    .reverse();
+const lastAuditId = async () => (await panel.auth.audit.queryAudit({ limit: 1 }))[0]?.id ?? 0;
+const auditSince = async (mark: number) => (await panel.auth.audit.queryAudit({ limit: 1000 })).filter((r) => r.id > mark).reverse();
 
 describe("a unit that fails, then recovers", () => {
   it("one firing message with the unit, the rule, the diagnosis headline and a link to the unit page", async () => {
@@ -92,13 +88,13 @@ describe("channels: admins only, secrets never shown back, everything audited", 
   let id = "";
 
   it("a viewer and an operator are refused, each audited once", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     for (const u of ["vera", "otto"]) {
       const r = await mutate("alerts.channels.add", { type: "slack", name: "ml", url: hook.url(SECRET_PATH) }, u);
       expect(r.status).toBe(403);
     }
     expect(data<ChannelView[]>(await query("alerts.channels.list")).map((c) => c.name)).toEqual(["GPUDECK_ALERT_WEBHOOK_URL"]);
-    const rows = auditSince(mark);
+    const rows = await auditSince(mark);
     expect(rows.map((r) => [r.user, r.action, r.outcome])).toEqual([
       ["vera", "alert.channel.add", "refused"],
       ["otto", "alert.channel.add", "refused"],
@@ -107,22 +103,22 @@ describe("channels: admins only, secrets never shown back, everything audited", 
   });
 
   it("input that fails validation is refused and audited once", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("alerts.channels.add", { type: "slack", name: "ml", url: "ftp://x", extra: 1 });
     expect(r.status).toBe(400);
-    expect(auditSince(mark).map((a) => [a.action, a.outcome])).toEqual([["alert.channel.add", "refused"]]);
+    expect((await auditSince(mark)).map((a) => [a.action, a.outcome])).toEqual([["alert.channel.add", "refused"]]);
   });
 
   it("an admin adds a Slack channel: the view has a hint, never the URL", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const view = data<ChannelView>(await mutate("alerts.channels.add", { type: "slack", name: "ml", url: hook.url(SECRET_PATH) }));
     id = view.id;
     expect(view.urlHint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…oken$/);
     const listed = await query("alerts.channels.list");
     expect(listed.text).not.toContain("s3cr3t");
     expect(listed.text).not.toContain("/env-hook");
-    expect(auditSince(mark).map((a) => [a.action, a.outcome])).toEqual([["alert.channel.add", "ok"]]);
-    expect(JSON.stringify(auditSince(mark))).not.toContain("s3cr3t");
+    expect((await auditSince(mark)).map((a) => [a.action, a.outcome])).toEqual([["alert.channel.add", "ok"]]);
+    expect(JSON.stringify(await auditSince(mark))).not.toContain("s3cr3t");
   });
 
   it("a second channel of the same name is refused", async () => {
@@ -143,13 +139,13 @@ describe("channels: admins only, secrets never shown back, everything audited", 
   });
 
   it("update and remove: audited, the environment's channel is read-only", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const updated = data<ChannelView>(await mutate("alerts.channels.update", { id, name: "ml-oncall", url: hook.url("/hooks/new-secret-123456") }));
     expect(updated.name).toBe("ml-oncall");
     const envId = data<ChannelView[]>(await query("alerts.channels.list")).find((c) => c.source === "env")!.id;
     expect((await mutate("alerts.channels.remove", { id: envId })).status).toBe(400);
     expect(data<{ removed: string }>(await mutate("alerts.channels.remove", { id })).removed).toBe(id);
-    const rows = auditSince(mark);
+    const rows = await auditSince(mark);
     expect(rows.map((a) => [a.action, a.outcome])).toEqual([
       ["alert.channel.update", "ok"],
       ["alert.channel.remove", "refused"],
@@ -161,7 +157,7 @@ describe("channels: admins only, secrets never shown back, everything audited", 
 
 describe("silences", () => {
   it("an operator silences a unit they may restart, with why; not one they may not, nor a pattern; viewers not at all", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const ok = data<{ id: number; createdBy: string; active: boolean }>(
       await mutate("alerts.silences.add", { host: HOST, unit: "vllm-embed-small.service", minutes: 60, reason: "reloading weights" }, "otto"),
     );
@@ -171,7 +167,7 @@ describe("silences", () => {
     expect((await mutate("alerts.silences.add", { host: HOST, minutes: 60, reason: "x" }, "vera")).status).toBe(403);
     expect((await mutate("alerts.silences.add", { host: HOST, minutes: 60 })).status).toBe(400);
     expect(data<{ ended: number }>(await mutate("alerts.silences.remove", { id: ok.id }, "otto")).ended).toBe(ok.id);
-    const rows = auditSince(mark);
+    const rows = await auditSince(mark);
     expect(rows.map((a) => [a.user, a.action, a.outcome])).toEqual([
       ["otto", "alert.silence.add", "ok"],
       ["otto", "alert.silence.add", "refused"],

@@ -6,8 +6,15 @@
  *            user.add | user.passwd | user.disable | user.enable | user.update | ...
  *   outcome: refused | pending (job queued; updated when the job ends) | systemd job results
  *            (done | failed | canceled | timeout | dependency | skipped | ...) | ok | error
+ *
+ * Every row written or settled publishes an `audit` panel event in the same transaction, so
+ * every replica (and its live audit stream) learns of it.
  */
-import type { PanelDb } from "./db";
+import type { Selectable } from "kysely";
+import type { Db, Store } from "../store/database";
+import { NO_NOTIFIER, publishEvent, type EventNotifier } from "../store/events";
+import type { StoreSource } from "../store/lazyStore";
+import type { AuditLogTable } from "../store/schema";
 import { systemClock, type Clock, type Ms } from "./types";
 
 export interface AuditEntry {
@@ -41,18 +48,6 @@ export interface AuditRow {
   detail: string | null;
 }
 
-/** Each filter of `queryAudit` and its SQL condition (combined with AND). */
-const AUDIT_FILTERS: readonly [Exclude<keyof AuditQuery, "limit">, string][] = [
-  ["user", "user = ? COLLATE NOCASE"],
-  ["unit", "unit = ?"],
-  ["action", "action = ?"],
-  ["host", "host = ?"],
-  ["outcome", "outcome = ?"],
-  ["from", "at >= ?"],
-  ["to", "at <= ?"],
-  ["before", "id < ?"],
-];
-
 export interface AuditQuery {
   user?: string;
   unit?: string;
@@ -82,22 +77,9 @@ function clip(value: string | null | undefined, max = FIELD_MAX): string | null 
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-interface AuditDbRow {
-  id: number;
-  at: number;
-  user: string | null;
-  role: string | null;
-  source_addr: string | null;
-  host: string | null;
-  unit: string | null;
-  action: string;
-  reason: string | null;
-  outcome: string;
-  job_id: number | null;
-  detail: string | null;
-}
+const safeJobId = (jobId: unknown): number | null => (typeof jobId === "number" && Number.isSafeInteger(jobId) ? jobId : null);
 
-function toRow(r: AuditDbRow): AuditRow {
+export function toAuditRow(r: Selectable<AuditLogTable>): AuditRow {
   return {
     id: r.id,
     at: r.at,
@@ -116,89 +98,160 @@ function toRow(r: AuditDbRow): AuditRow {
 
 export class AuditStore {
   private readonly clock: Clock;
+  private readonly events: EventNotifier;
   constructor(
-    private readonly db: PanelDb,
-    options: { clock?: Clock } = {},
+    private readonly source: StoreSource,
+    options: { clock?: Clock; events?: EventNotifier } = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.events = options.events ?? NO_NOTIFIER;
+  }
+
+  private async announce(tx: Db, store: Store, row: Selectable<AuditLogTable>): Promise<void> {
+    const { id, action, host, unit, user, outcome } = row;
+    await publishEvent(tx, store.dialect, "audit", { id, action, host, unit, user, outcome }, this.clock());
+  }
+
+  /** Store an entry inside the caller's transaction (with its event); returns its id. */
+  async recordAuditIn(tx: Db, store: Store, entry: AuditEntry): Promise<number> {
+    const row = await tx
+      .insertInto("audit_log")
+      .values({
+        at: entry.at ?? this.clock(),
+        user: clip(entry.user),
+        role: clip(entry.role),
+        source_addr: clip(entry.sourceAddr),
+        host: clip(entry.host),
+        unit: clip(entry.unit),
+        action: clip(entry.action) ?? "unknown",
+        reason: clip(entry.reason, REASON_MAX),
+        outcome: clip(entry.outcome) ?? "unknown",
+        job_id: safeJobId(entry.jobId),
+        detail: clip(entry.detail, DETAIL_MAX),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.announce(tx, store, row);
+    return row.id;
   }
 
   /** Store an entry; returns its id (to update the outcome when the job ends). */
-  recordAudit(entry: AuditEntry): number {
-    const jobId = typeof entry.jobId === "number" && Number.isSafeInteger(entry.jobId) ? entry.jobId : null;
-    const info = this.db
-      .prepare(
-        `INSERT INTO audit_log (at, user, role, source_addr, host, unit, action, reason, outcome, job_id, detail)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        entry.at ?? this.clock(),
-        clip(entry.user),
-        clip(entry.role),
-        clip(entry.sourceAddr),
-        clip(entry.host),
-        clip(entry.unit),
-        clip(entry.action) ?? "unknown",
-        clip(entry.reason, REASON_MAX),
-        clip(entry.outcome) ?? "unknown",
-        jobId,
-        clip(entry.detail, DETAIL_MAX),
-      );
-    return Number(info.lastInsertRowid);
+  async recordAudit(entry: AuditEntry): Promise<number> {
+    const store = await this.source.get();
+    const id = await store.write((tx) => this.recordAuditIn(tx, store, entry));
+    this.events.poke();
+    return id;
   }
 
-  /** Set the outcome (and optionally the job id / detail) of an entry. False when no such entry. */
-  updateAuditOutcome(id: number, outcome: string, extra: { jobId?: number | null; detail?: string | null } = {}): boolean {
-    const sets = ["outcome = ?"];
-    const args: (string | number | null)[] = [clip(outcome) ?? "unknown"];
-    if (extra.jobId !== undefined) {
-      sets.push("job_id = ?");
-      args.push(typeof extra.jobId === "number" && Number.isSafeInteger(extra.jobId) ? extra.jobId : null);
-    }
-    if (extra.detail !== undefined) {
-      sets.push("detail = ?");
-      args.push(clip(extra.detail, DETAIL_MAX));
-    }
-    return this.db.prepare(`UPDATE audit_log SET ${sets.join(", ")} WHERE id = ?`).run(...args, id).changes > 0;
+  /**
+   * Store an entry once for every replica together: the first call with `key` writes it, later
+   * ones (another replica seeing the same agent event) write nothing. Returns the id, or null.
+   */
+  async recordAuditOnce(key: string, entry: AuditEntry): Promise<number | null> {
+    const store = await this.source.get();
+    const id = await store.write(async (tx) => {
+      const claimed = await tx
+        .insertInto("audit_once")
+        .values({ key: key.slice(0, 1000), at: this.clock() })
+        .onConflict((oc) => oc.column("key").doNothing())
+        .returning("key")
+        .executeTakeFirst();
+      return claimed ? this.recordAuditIn(tx, store, entry) : null;
+    });
+    if (id !== null) this.events.poke();
+    return id;
+  }
+
+  /**
+   * Set the outcome (and optionally the job id / detail) of an entry. False when no such entry, or
+   * when `ifOutcome` is given and the entry's outcome is another (a replica settled it meanwhile).
+   */
+  async updateAuditOutcome(id: number, outcome: string, extra: { jobId?: number | null; detail?: string | null; ifOutcome?: string } = {}): Promise<boolean> {
+    const store = await this.source.get();
+    const changed = await store.write(async (tx) => {
+      const row = await tx
+        .updateTable("audit_log")
+        .set({
+          outcome: clip(outcome) ?? "unknown",
+          ...(extra.jobId !== undefined ? { job_id: safeJobId(extra.jobId) } : {}),
+          ...(extra.detail !== undefined ? { detail: clip(extra.detail, DETAIL_MAX) } : {}),
+        })
+        .where("id", "=", id)
+        .$if(extra.ifOutcome !== undefined, (q) => q.where("outcome", "=", extra.ifOutcome!))
+        .returningAll()
+        .executeTakeFirst();
+      if (row) await this.announce(tx, store, row);
+      return row !== undefined;
+    });
+    if (changed) this.events.poke();
+    return changed;
   }
 
   /**
    * When only the job is known (a JobRemoved from the agent): update the newest still-pending
-   * entry for that host and job id. Returns the entry's id, or null when none matched.
+   * entry for that host and job id. Returns the entry's id, or null when none matched (also when
+   * another replica settled it first: only a pending row is changed).
    */
-  updateAuditOutcomeByJob(host: string, jobId: number, outcome: string): number | null {
-    const row = this.db.prepare("SELECT id FROM audit_log WHERE host = ? AND job_id = ? AND outcome = 'pending' ORDER BY id DESC LIMIT 1").get(host, jobId) as
-      { id: number } | undefined;
-    if (!row) return null;
-    this.updateAuditOutcome(row.id, outcome);
-    return row.id;
+  async updateAuditOutcomeByJob(host: string, jobId: number, outcome: string): Promise<number | null> {
+    const store = await this.source.get();
+    const id = await store.write(async (tx) => {
+      const pending = await tx
+        .selectFrom("audit_log")
+        .select("id")
+        .where("host", "=", host)
+        .where("job_id", "=", jobId)
+        .where("outcome", "=", "pending")
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      if (!pending) return null;
+      const row = await tx
+        .updateTable("audit_log")
+        .set({ outcome: clip(outcome) ?? "unknown" })
+        .where("id", "=", pending.id)
+        .where("outcome", "=", "pending")
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return null;
+      await this.announce(tx, store, row);
+      return row.id;
+    });
+    if (id !== null) this.events.poke();
+    return id;
   }
 
-  getAudit(id: number): AuditRow | null {
-    const r = this.db.prepare("SELECT * FROM audit_log WHERE id = ?").get(id) as AuditDbRow | undefined;
-    return r ? toRow(r) : null;
+  async getAudit(id: number): Promise<AuditRow | null> {
+    const { db } = await this.source.get();
+    const r = await db.selectFrom("audit_log").selectAll().where("id", "=", id).executeTakeFirst();
+    return r ? toAuditRow(r) : null;
   }
 
   /** Newest first. Filters are exact matches (user case-insensitive), combined with AND. */
-  queryAudit(query: AuditQuery = {}): AuditRow[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    for (const [key, clause] of AUDIT_FILTERS) {
-      const value = query[key];
-      if (value === undefined) continue;
-      where.push(clause);
-      args.push(value);
-    }
+  async queryAudit(query: AuditQuery = {}): Promise<AuditRow[]> {
+    const { db } = await this.source.get();
     const requested = query.limit ?? 100;
     const limit = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), AUDIT_QUERY_MAX_LIMIT) : 100;
-    const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, limit) as AuditDbRow[]).map(toRow);
+    let q = db.selectFrom("audit_log").selectAll();
+    if (query.user !== undefined) q = q.where((eb) => eb(eb.fn("lower", ["user"]), "=", eb.fn("lower", [eb.val(query.user!)])));
+    if (query.unit !== undefined) q = q.where("unit", "=", query.unit);
+    if (query.action !== undefined) q = q.where("action", "=", query.action);
+    if (query.host !== undefined) q = q.where("host", "=", query.host);
+    if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
+    if (query.from !== undefined) q = q.where("at", ">=", query.from);
+    if (query.to !== undefined) q = q.where("at", "<=", query.to);
+    if (query.before !== undefined) q = q.where("id", "<", query.before);
+    const rows = await q.orderBy("id", "desc").limit(limit).execute();
+    return rows.map(toAuditRow);
   }
 
   /** Retention: delete entries older than `olderThanMs` before now. Returns how many. */
-  pruneAudit(olderThanMs: Ms): number {
+  async pruneAudit(olderThanMs: Ms): Promise<number> {
     if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new Error("pruneAudit: olderThanMs must be a non-negative number");
-    return this.db.prepare("DELETE FROM audit_log WHERE at < ?").run(this.clock() - olderThanMs).changes;
+    const { db } = await this.source.get();
+    const cutoff = this.clock() - olderThanMs;
+    const r = await db.deleteFrom("audit_log").where("at", "<", cutoff).executeTakeFirst();
+    await db.deleteFrom("audit_once").where("at", "<", cutoff).execute();
+    return Number(r.numDeletedRows);
   }
 }
 

@@ -5,7 +5,9 @@
 import { userInfo } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openPanelDb } from "./db";
+import { openStore, redactDatabaseUrl, type Store } from "../store/database";
+import { fixedStore } from "../store/lazyStore";
+import { isDatabaseUnreachable, unreachableReason } from "../store/unavailable";
 import { AuditStore } from "./audit";
 import { UserStore } from "./users";
 import { AuthError, systemClock, type Clock, type User } from "./types";
@@ -38,7 +40,8 @@ commands:
 
 Passwords are prompted without echo on a terminal and read from stdin otherwise
 (one line; --password-stdin forces stdin). --no-password creates an account only usable
-through the trusted reverse proxy. Data dir: $GPUDECK_DATA_DIR (default ./.data).
+through the trusted reverse proxy. Database: PostgreSQL at $GPUDECK_DATABASE_URL when set
+(the panel replicas' one), else <data dir>/panel.db with $GPUDECK_DATA_DIR (default ./.data).
 `;
 
 const COMMANDS = ["add", "passwd", "disable", "enable", "set", "list", "setup-token"];
@@ -193,20 +196,24 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
     return 2;
   }
   const dataDir = resolve(io.cwd ?? process.cwd(), io.env.GPUDECK_DATA_DIR || ".data");
+  const databaseUrl = io.env.GPUDECK_DATABASE_URL?.trim() || null;
+  // for error messages: where the CLI looked (never a password)
+  const where = databaseUrl ? `database ${redactDatabaseUrl(databaseUrl)}` : `data dir ${dataDir}`;
   const clock = io.clock ?? systemClock;
-  let db: ReturnType<typeof openPanelDb> | null = null;
+  let store: Store | null = null;
   try {
     // Validate arguments before touching the database.
     const role = values.role;
     if (role !== undefined && !isRole(role)) throw new UsageError(`--role must be viewer, operator or admin, not '${role}'`);
     const units = parseUnits(values.units);
 
-    db = openPanelDb(dataDir);
-    const users = new UserStore(db, { clock });
-    const audit = new AuditStore(db, { clock });
+    store = await openStore({ dataDir, databaseUrl });
+    // changes publish panel events like the panel's own: running panels (every replica) see them
+    const users = new UserStore(fixedStore(store), { clock });
+    const audit = new AuditStore(fixedStore(store), { clock });
     const actor = `cli:${safeOsUser()}`;
-    const record = (action: string, target: string, detail: string | null = null): void => {
-      audit.recordAudit({
+    const record = async (action: string, target: string, detail: string | null = null): Promise<void> => {
+      await audit.recordAudit({
         user: actor,
         role: null,
         sourceAddr: "local",
@@ -230,42 +237,42 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
         if (role === "operator" && (units === undefined || units.length === 0)) {
           io.stderr.write("note: this operator has no --units and so may act on no unit yet\n");
         }
-        if (users.getUser(name)) throw new CliError(`a user named '${name}' already exists`);
+        if (await users.getUser(name)) throw new CliError(`a user named '${name}' already exists`);
         const password = values["no-password"] ? null : await readNewPassword(io, name, values["password-stdin"] === true);
         const user = await users.createUser({ username: name, password, role: role as Role, unitPatterns: units });
-        record("user.add", user.username, `role=${user.role}${user.unitPatterns.length ? ` units=${user.unitPatterns.join(",")}` : ""}`);
+        await record("user.add", user.username, `role=${user.role}${user.unitPatterns.length ? ` units=${user.unitPatterns.join(",")}` : ""}`);
         io.stdout.write(`created ${user.role} '${user.username}'${user.unitPatterns.length ? ` for units ${user.unitPatterns.join(", ")}` : ""}\n`);
         return 0;
       }
       case "passwd": {
         const name = oneName(rest, "passwd");
-        const existing = users.getUser(name);
+        const existing = await users.getUser(name);
         if (!existing) throw new CliError(`no user named '${name}'`);
         const password = await readNewPassword(io, existing.username, values["password-stdin"] === true);
         const user = await users.setPassword(existing.username, password);
-        record("user.passwd", user.username);
+        await record("user.passwd", user.username);
         io.stdout.write(`password of '${user.username}' changed; their sessions were ended\n`);
         return 0;
       }
       case "disable":
       case "enable": {
         const name = oneName(rest, command);
-        const user = users.setDisabled(name, command === "disable");
-        record(`user.${command}`, user.username);
+        const user = await users.setDisabled(name, command === "disable");
+        await record(`user.${command}`, user.username);
         io.stdout.write(command === "disable" ? `disabled '${user.username}' and ended their sessions\n` : `enabled '${user.username}'\n`);
         return 0;
       }
       case "set": {
         const name = oneName(rest, "set");
         if (role === undefined && units === undefined) throw new UsageError("set needs --role and/or --units");
-        const user = users.updateUser(name, { role: role as Role | undefined, unitPatterns: units });
-        record("user.update", user.username, `role=${user.role} units=${user.unitPatterns.join(",")}`);
+        const user = await users.updateUser(name, { role: role as Role | undefined, unitPatterns: units });
+        await record("user.update", user.username, `role=${user.role} units=${user.unitPatterns.join(",")}`);
         io.stdout.write(`'${user.username}' is now ${user.role}${user.role === "operator" ? ` for units ${user.unitPatterns.join(", ") || "(none)"}` : ""}\n`);
         return 0;
       }
       case "list": {
         if (rest.length > 0) throw new UsageError("list takes no arguments");
-        const list = users.listUsers();
+        const list = await users.listUsers();
         io.stdout.write(
           values.json ? `${JSON.stringify(list, null, 2)}\n` : list.length ? formatUsers(list) : "no users yet; run `npm run user -- setup-token`\n",
         );
@@ -273,9 +280,9 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
       }
       case "setup-token": {
         if (rest.length > 0) throw new UsageError("setup-token takes no arguments");
-        const created = users.ensureSetupToken();
+        const created = await users.ensureSetupToken();
         if (!created) throw new CliError("an enabled admin already exists; add users with `npm run user -- add`");
-        record("setup-token", "-");
+        await record("setup-token", "-");
         const base = values.url?.replace(/\/+$/, "");
         io.stdout.write(
           `setup token (valid until ${formatTime(created.expiresAt)}, works once; any earlier token is void):\n` +
@@ -295,10 +302,14 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
       io.stderr.write(`error: ${err.message}\n`);
       return 1;
     }
-    io.stderr.write(`error: ${(err as Error).message ?? String(err)} (data dir ${dataDir})\n`);
+    if (isDatabaseUnreachable(err)) {
+      io.stderr.write(`error: cannot reach the panel database (${where}): ${unreachableReason(err)}\n`);
+      return 1;
+    }
+    io.stderr.write(`error: ${unreachableReason(err)} (${where})\n`);
     return 1;
   } finally {
-    db?.close();
+    await store?.close();
   }
 }
 

@@ -1,6 +1,5 @@
 /** Public API of the panel's auth module; see README.md. */
 export * from "./types";
-export { openPanelDb, migrate, schemaVersion, SCHEMA_VERSION, PANEL_DB_FILE, type PanelDb, type OpenPanelDbOptions } from "./db";
 export { randomToken, sha256Hex, tokensEqual, bearerToken, TOKEN_RE } from "./crypto";
 export { hashPassword, verifyPassword, passwordProblem, needsRehash, PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, ARGON2_OPTIONS } from "./passwords";
 export * from "./users";

@@ -2,10 +2,12 @@
  * One object the panel builds at start-up and puts in its tRPC context: the stores plus the
  * request-level flows (sign in, sign out, authenticate a request, first-run setup), each audited.
  * Framework-free: takes plain values (addresses, header maps), returns plain results and
- * Set-Cookie strings.
+ * Set-Cookie strings. Everything lives in the panel database it is given (the process's one
+ * store: SQLite or PostgreSQL), so several replicas over one PostgreSQL agree.
  */
-import type { PanelDb } from "./db";
-import { openPanelDb } from "./db";
+import type { EventNotifier } from "../store/events";
+import { fixedStore, type StoreSource } from "../store/lazyStore";
+import { openStore } from "../store/database";
 import { AuditStore } from "./audit";
 import { can, DEFAULT_AUTHORIZATION_POLICY, type Action, type AuthorizationPolicy, type Decision, type Subject } from "./authorize";
 import { RecentActionGuard, type RecentActionGuardOptions } from "./guard";
@@ -26,9 +28,9 @@ import { UserStore } from "./users";
 import { PASSWORD_MAX_LENGTH } from "./passwords";
 
 export interface PanelAuthOptions {
-  /** Directory holding panel.db. Required: never derived from cwd at import time. */
-  dataDir: string;
   clock?: Clock;
+  /** told after every write that published a panel event (the process's event bus) */
+  events?: EventNotifier;
   sessions?: Partial<SessionPolicy>;
   rateLimits?: Partial<LoginRateLimits>;
   proxy?: ProxyAuthConfig;
@@ -78,7 +80,7 @@ const SESSION_MESSAGES: Record<SessionRefusal, string> = {
 };
 
 export class PanelAuth {
-  readonly db: PanelDb;
+  readonly store: StoreSource;
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
@@ -88,15 +90,16 @@ export class PanelAuth {
   readonly authorization: Readonly<AuthorizationPolicy>;
   private readonly clock: Clock;
 
-  constructor(db: PanelDb, options: Omit<PanelAuthOptions, "dataDir"> = {}) {
-    this.db = db;
+  constructor(store: StoreSource, options: PanelAuthOptions = {}) {
+    this.store = store;
     this.clock = options.clock ?? systemClock;
-    const clock = this.clock;
-    this.users = new UserStore(db, { clock, setupTokenTtlMs: options.setupTokenTtlMs });
-    this.sessions = new SessionStore(db, { clock, policy: options.sessions });
-    this.audit = new AuditStore(db, { clock });
-    this.limiter = new LoginRateLimiter({ clock, limits: options.rateLimits });
-    this.guard = new RecentActionGuard({ ...options.guard, clock });
+    const { clock, events } = { clock: this.clock, events: options.events };
+    this.users = new UserStore(store, { clock, events, setupTokenTtlMs: options.setupTokenTtlMs });
+    this.sessions = new SessionStore(store, { clock, events, policy: options.sessions });
+    this.audit = new AuditStore(store, { clock, events });
+    this.limiter = new LoginRateLimiter(store, { limits: options.rateLimits });
+    // the database's clock unless one is injected (every replica then uses one clock)
+    this.guard = new RecentActionGuard(store, { ...options.guard, clock: options.clock });
     this.proxy = new ProxyAuthenticator(options.proxy ?? PROXY_AUTH_DISABLED, this.users);
     this.authorization = Object.freeze({ ...DEFAULT_AUTHORIZATION_POLICY, ...options.authorization });
   }
@@ -115,21 +118,21 @@ export class PanelAuth {
   async login(input: { username: unknown; password: unknown; secure: boolean } & RequestMeta): Promise<LoginResult> {
     const username = typeof input.username === "string" ? input.username.trim().slice(0, 256) : "";
     const password = typeof input.password === "string" ? input.password.slice(0, PASSWORD_MAX_LENGTH * 2) : "";
-    const attempt = this.limiter.attempt(username, input.sourceAddr);
+    const attempt = await this.limiter.attempt(username, input.sourceAddr);
     if (!attempt.allowed) {
       if (this.shouldRecordThrottled("rate-limited", input.sourceAddr)) {
-        this.recordLogin(username, input, "refused", `rate limited (${attempt.scope})`);
+        await this.recordLogin(username, input, "refused", `rate limited (${attempt.scope})`);
       }
       return { ok: false, reason: "rate-limited", message: rateLimitMessage(attempt.scope, attempt.retryAfterMs), retryAfterMs: attempt.retryAfterMs };
     }
     const check = await this.users.verifyCredentials(username, password);
     if (!check.ok) {
-      this.recordLogin(username, input, "refused", check.reason);
+      await this.recordLogin(username, input, "refused", check.reason);
       return { ok: false, reason: "invalid-credentials", message: INVALID_CREDENTIALS };
     }
-    attempt.succeeded();
-    const { id, session } = this.sessions.createSession(check.user.id, input);
-    this.audit.recordAudit({
+    await attempt.succeeded();
+    const { id, session } = await this.sessions.createSession(check.user.id, input);
+    await this.audit.recordAudit({
       user: check.user.username,
       role: check.user.role,
       sourceAddr: input.sourceAddr,
@@ -144,9 +147,9 @@ export class PanelAuth {
 
   // Attempted names are recorded only when such a user exists: people type passwords into the
   // username field, and those must not end up in the audit log.
-  private recordLogin(username: string, meta: RequestMeta, outcome: string, reason: string): void {
-    const user = this.users.getUser(username);
-    this.audit.recordAudit({
+  private async recordLogin(username: string, meta: RequestMeta, outcome: string, reason: string): Promise<void> {
+    const user = await this.users.getUser(username);
+    await this.audit.recordAudit({
       user: user?.username ?? null,
       role: user?.role ?? null,
       sourceAddr: meta.sourceAddr,
@@ -159,11 +162,11 @@ export class PanelAuth {
   }
 
   /** Sign out: ends the session, returns the clearing Set-Cookie. */
-  logout(input: { sessionId: string | null; secure: boolean } & RequestMeta): { ended: boolean; setCookie: string } {
-    const check = this.sessions.validateSession(input.sessionId);
-    const ended = this.sessions.endSession(input.sessionId);
+  async logout(input: { sessionId: string | null; secure: boolean } & RequestMeta): Promise<{ ended: boolean; setCookie: string }> {
+    const check = await this.sessions.validateSession(input.sessionId);
+    const ended = await this.sessions.endSession(input.sessionId);
     if (check.ok) {
-      this.audit.recordAudit({
+      await this.audit.recordAudit({
         user: check.user.username,
         role: check.user.role,
         sourceAddr: input.sourceAddr,
@@ -183,11 +186,11 @@ export class PanelAuth {
    * and recorded in the audit log. `touch: false`: the request is not the person doing something
    * (a background poll, a live stream), so it does not renew the session's idle timeout.
    */
-  authenticate(request: { remoteAddress: string | null; headers: HeaderSource; secure: boolean; touch?: boolean }): AuthenticateResult {
-    const fromProxy = this.proxy.identify({ remoteAddress: request.remoteAddress, headers: request.headers });
+  async authenticate(request: { remoteAddress: string | null; headers: HeaderSource; secure: boolean; touch?: boolean }): Promise<AuthenticateResult> {
+    const fromProxy = await this.proxy.identify({ remoteAddress: request.remoteAddress, headers: request.headers });
     if (fromProxy.kind === "user") return { ok: true, principal: fromProxy.principal, via: "proxy" };
     if (fromProxy.kind === "refused") {
-      this.audit.recordAudit({
+      await this.audit.recordAudit({
         user: fromProxy.username,
         role: null,
         sourceAddr: request.remoteAddress,
@@ -200,7 +203,7 @@ export class PanelAuth {
       return { ok: false, reason: "proxy-refused", message: fromProxy.reason, clearCookie: false };
     }
     if (fromProxy.kind === "ignored" && this.shouldRecordThrottled("proxy-header", request.remoteAddress)) {
-      this.audit.recordAudit({
+      await this.audit.recordAudit({
         user: null,
         role: null,
         sourceAddr: request.remoteAddress,
@@ -213,7 +216,7 @@ export class PanelAuth {
     }
     const cookieHeader = headerValues(request.headers, "cookie").join("; ");
     const sessionId = sessionIdFromCookieHeader(cookieHeader, request);
-    const check = this.sessions.validateSession(sessionId, { touch: request.touch });
+    const check = await this.sessions.validateSession(sessionId, { touch: request.touch });
     if (!check.ok) {
       const cookieName = sessionCookieName(request);
       const sentOurCookie = cookieHeader.split(";").some((part) => part.split("=")[0]!.trim() === cookieName);
@@ -254,8 +257,8 @@ export class PanelAuth {
     try {
       user = await this.users.changeOwnPassword(input.userId, input.currentPassword, input.newPassword);
     } catch (err) {
-      const known = this.users.getUserById(input.userId);
-      this.audit.recordAudit({
+      const known = await this.users.getUserById(input.userId);
+      await this.audit.recordAudit({
         user: known?.username ?? null,
         role: known?.role ?? null,
         sourceAddr: input.sourceAddr,
@@ -267,7 +270,7 @@ export class PanelAuth {
       });
       throw err;
     }
-    this.audit.recordAudit({
+    await this.audit.recordAudit({
       user: user.username,
       role: user.role,
       sourceAddr: input.sourceAddr,
@@ -277,7 +280,7 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = this.sessions.createSession(user.id, input);
+    const { id, session } = await this.sessions.createSession(user.id, input);
     return { sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
 
@@ -289,7 +292,7 @@ export class PanelAuth {
     try {
       user = await this.users.completeSetup(input.token, input.username, input.password);
     } catch (err) {
-      this.audit.recordAudit({
+      await this.audit.recordAudit({
         user: null,
         role: null,
         sourceAddr: input.sourceAddr,
@@ -301,7 +304,7 @@ export class PanelAuth {
       });
       throw err;
     }
-    this.audit.recordAudit({
+    await this.audit.recordAudit({
       user: user.username,
       role: user.role,
       sourceAddr: input.sourceAddr,
@@ -311,12 +314,8 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = this.sessions.createSession(user.id, input);
+    const { id, session } = await this.sessions.createSession(user.id, input);
     return { user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
-  }
-
-  close(): void {
-    this.db.close();
   }
 }
 
@@ -326,13 +325,14 @@ function rateLimitMessage(scope: RateLimitScope, retryAfterMs: Ms): string {
   return `too many failed sign-ins ${what}; try again in ${minutes} min`;
 }
 
-/** Open `<dataDir>/panel.db` and build the auth object around it. */
-export function createPanelAuth(options: PanelAuthOptions): PanelAuth {
-  const db = openPanelDb(options.dataDir);
-  try {
-    return new PanelAuth(db, options);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
+/**
+ * Open the panel database (`<dataDir>/panel.db`, or PostgreSQL at `databaseUrl`) and build the
+ * auth object around it; `close()` closes that database. (The panel itself builds PanelAuth over
+ * the process's one store: ../panel/instance.ts.)
+ */
+export async function createPanelAuth(
+  options: PanelAuthOptions & { dataDir: string; databaseUrl?: string | null },
+): Promise<PanelAuth & { close(): Promise<void> }> {
+  const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  return Object.assign(new PanelAuth(fixedStore(store), options), { close: () => store.close() });
 }

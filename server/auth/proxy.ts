@@ -121,7 +121,7 @@ export class ProxyAuthenticator {
     return this.trusted.check(addr, isIP(addr) === 4 ? "ipv4" : "ipv6");
   }
 
-  identify(request: { remoteAddress: string | null | undefined; headers: HeaderSource }): ProxyIdentity {
+  async identify(request: { remoteAddress: string | null | undefined; headers: HeaderSource }): Promise<ProxyIdentity> {
     if (!this.config.enabled) return { kind: "none" };
     const values = headerValues(request.headers, this.config.header);
     if (!this.isTrustedProxy(request.remoteAddress)) {
@@ -141,7 +141,7 @@ export class ProxyAuthenticator {
     const username = values[0]!.trim();
     const problem = usernameProblem(username);
     if (problem) return { kind: "refused", username: null, reason: `identity header: ${problem}` };
-    const user = this.users.getUser(username);
+    const user = await this.users.getUser(username);
     // accounts are unique case-insensitively; a proxy naming one in another case is refused, not mapped
     if (user && user.username !== username) {
       return {

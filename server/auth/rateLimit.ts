@@ -1,6 +1,11 @@
 /**
- * Login rate limiting: sliding windows kept in memory (a panel restart forgets them; that is
- * acceptable for throttling online guessing). Three buckets:
+ * Login rate limiting, in the panel database so every replica counts together: five failures
+ * alternating between two replicas trip the limit at five. rate-limiter-flexible does the
+ * counting (its SQLite store on the better-sqlite3 handle under Kysely, lent while Kysely's one
+ * connection is held; its PostgreSQL store on Kysely's pool), in its table `login_limits`
+ * (migration 003). Each bucket is a fixed window that starts at its first failure (not a sliding
+ * one: the store keeps a count and an expiry per key). Times are this machine's clock (the
+ * library's; NTP-synchronised replicas agree to well under a window). Three buckets:
  *   - user+address: stops guessing one account from one place (default 5 / 15 min);
  *   - address: stops spraying many accounts from one place (default 20 / 15 min);
  *   - user: stops guessing one account from many places. Off by default: anyone can fill it from
@@ -13,7 +18,12 @@
  * cannot all slip through while the first ones are still hashing; success gives the slot back.
  */
 import { isIP } from "node:net";
-import { systemClock, type Clock, type Ms } from "./types";
+import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Store } from "../store/database";
+import type { StoreSource } from "../store/lazyStore";
+import { LOGIN_LIMITS_TABLE } from "../store/migrations/003_replicas";
+import { sha256Hex } from "./crypto";
+import type { Ms } from "./types";
 
 export interface WindowLimit {
   max: number;
@@ -39,7 +49,7 @@ export type LoginAttempt =
   | {
       allowed: true;
       /** Call after a successful sign-in: returns the slot and clears the user+address failures. */
-      succeeded(): void;
+      succeeded(): Promise<void>;
     }
   | { allowed: false; scope: RateLimitScope; retryAfterMs: Ms };
 
@@ -62,124 +72,107 @@ export function addressBucket(address: string | null | undefined): string {
     .join(":")}::/64`;
 }
 
-class SlidingWindow {
-  private readonly hits = new Map<string, Ms[]>();
-  constructor(
-    readonly limit: WindowLimit,
-    private readonly maxKeys: number,
-  ) {}
+interface Bucket {
+  scope: RateLimitScope;
+  limiter: RateLimiterAbstract;
+  key: string;
+}
 
-  private live(key: string, now: Ms): Ms[] {
-    const list = this.hits.get(key);
-    if (!list) return [];
-    const cutoff = now - this.limit.windowMs;
-    let i = 0;
-    while (i < list.length && list[i]! <= cutoff) i++;
-    if (i > 0) list.splice(0, i);
-    if (list.length === 0) this.hits.delete(key);
-    return list;
-  }
-
-  /** ms until a slot frees up, or 0 when one is free now. */
-  retryAfter(key: string, now: Ms): Ms {
-    const list = this.live(key, now);
-    if (list.length < this.limit.max) return 0;
-    return list[list.length - this.limit.max]! + this.limit.windowMs - now;
-  }
-
-  add(key: string, at: Ms): void {
-    let list = this.hits.get(key);
-    if (!list) {
-      if (this.hits.size >= this.maxKeys) this.evictOldest();
-      list = [];
-      this.hits.set(key, list);
-    }
-    list.push(at);
-  }
-
-  /** Remove one hit recorded at `at` (the slot a successful attempt took). */
-  remove(key: string, at: Ms): void {
-    const list = this.hits.get(key);
-    if (!list) return;
-    const i = list.lastIndexOf(at);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.hits.delete(key);
-  }
-
-  clear(key: string): void {
-    this.hits.delete(key);
-  }
-
-  size(): number {
-    return this.hits.size;
-  }
-
-  // Bounded memory under a flood of distinct keys: drop the key whose newest hit is oldest.
-  private evictOldest(): void {
-    let oldestKey: string | null = null;
-    let oldest = Infinity;
-    for (const [key, list] of this.hits) {
-      const newest = list[list.length - 1] ?? -Infinity;
-      if (newest < oldest) {
-        oldest = newest;
-        oldestKey = key;
-      }
-    }
-    if (oldestKey !== null) this.hits.delete(oldestKey);
-  }
+/** The three buckets' limiters on one store, made once per open store. */
+interface Limiters {
+  store: Store;
+  userAddress: RateLimiterAbstract;
+  address: RateLimiterAbstract;
+  user: RateLimiterAbstract | null;
 }
 
 export class LoginRateLimiter {
   readonly limits: Readonly<LoginRateLimits>;
-  private readonly clock: Clock;
-  private readonly userAddress: SlidingWindow;
-  private readonly address: SlidingWindow;
-  private readonly user: SlidingWindow | null;
+  private limiters: Limiters | null = null;
 
-  constructor(options: { limits?: Partial<LoginRateLimits>; clock?: Clock; maxKeys?: number } = {}) {
+  constructor(
+    private readonly source: StoreSource,
+    options: { limits?: Partial<LoginRateLimits> } = {},
+  ) {
     this.limits = Object.freeze({ ...DEFAULT_LOGIN_RATE_LIMITS, ...options.limits });
-    this.clock = options.clock ?? systemClock;
-    const maxKeys = options.maxKeys ?? 50_000;
-    this.userAddress = new SlidingWindow(this.limits.perUserAndAddress, maxKeys);
-    this.address = new SlidingWindow(this.limits.perAddress, maxKeys);
-    this.user = this.limits.perUser ? new SlidingWindow(this.limits.perUser, maxKeys) : null;
+  }
+
+  private async open(): Promise<Limiters> {
+    const store = await this.source.get();
+    if (this.limiters?.store === store) return this.limiters;
+    const make = (prefix: string, limit: WindowLimit): RateLimiterAbstract => {
+      // the table is the migration's; expired rows are pruned with the panel's housekeeping
+      const common = { tableName: LOGIN_LIMITS_TABLE, tableCreated: true, clearExpiredByTimeout: false, keyPrefix: prefix };
+      const window = { points: limit.max, duration: limit.windowMs / 1000 };
+      if (store.pgPool) return new RateLimiterPostgres({ ...common, ...window, storeClient: store.pgPool, storeType: "pool" });
+      // used only inside run(), while Kysely's connection is held
+      return new RateLimiterSQLite({ ...common, ...window, storeClient: store.sqliteHandle, storeType: "better-sqlite3" });
+    };
+    const limiters: Limiters = {
+      store,
+      userAddress: make("login-ua", this.limits.perUserAndAddress),
+      address: make("login-a", this.limits.perAddress),
+      user: this.limits.perUser ? make("login-u", this.limits.perUser) : null,
+    };
+    this.limiters = limiters;
+    return limiters;
+  }
+
+  /** Run a limiter call; on SQLite while the handle is lent (no Kysely transaction open meanwhile). */
+  private run<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+    return store.withSqliteHandle ? store.withSqliteHandle(fn) : fn();
   }
 
   /**
    * Ask to try a password. Refused: nothing is counted. Allowed: the attempt counts as a failure
    * in every bucket until `succeeded()` is called.
    */
-  attempt(username: string, address: string | null | undefined): LoginAttempt {
-    const now = this.clock();
-    const userKey = String(username).toLowerCase().slice(0, 256);
+  async attempt(username: string, address: string | null | undefined): Promise<LoginAttempt> {
+    const l = await this.open();
+    // keys are bounded and plain whatever was typed as a name (PostgreSQL's key is varchar(255), no NUL)
+    const userKey = sha256Hex(String(username).toLowerCase().slice(0, 256)).slice(0, 32);
     const addrKey = addressBucket(address);
-    const pairKey = `${userKey}\u0000${addrKey}`;
-    const checks: [RateLimitScope, SlidingWindow | null, string][] = [
-      ["user+address", this.userAddress, pairKey],
-      ["address", this.address, addrKey],
-      ["user", this.user, userKey],
+    const buckets: Bucket[] = [
+      { scope: "user+address", limiter: l.userAddress, key: `${userKey}/${addrKey}` },
+      { scope: "address", limiter: l.address, key: addrKey },
+      ...(l.user ? [{ scope: "user" as const, limiter: l.user, key: userKey }] : []),
     ];
-    for (const [scope, window, key] of checks) {
-      if (!window) continue;
-      const wait = window.retryAfter(key, now);
-      if (wait > 0) return { allowed: false, scope, retryAfterMs: wait };
+    const taken: Bucket[] = [];
+    for (const b of buckets) {
+      try {
+        await this.run(l.store, () => b.limiter.consume(b.key, 1));
+        taken.push(b);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) {
+          await this.giveBack(l.store, taken);
+          throw err;
+        }
+        // over the limit: this attempt counts nowhere (nor does it extend the block)
+        await this.giveBack(l.store, [...taken, b]);
+        return { allowed: false, scope: b.scope, retryAfterMs: Math.max(1, err.msBeforeNext) };
+      }
     }
-    for (const [, window, key] of checks) window?.add(key, now);
     let done = false;
     return {
       allowed: true,
-      succeeded: () => {
+      succeeded: async () => {
         if (done) return;
         done = true;
-        this.userAddress.clear(pairKey);
-        this.address.remove(addrKey, now);
-        this.user?.remove(userKey, now);
+        const [pair, ...rest] = buckets;
+        await this.run(l.store, () => pair!.limiter.delete(pair!.key));
+        await this.giveBack(l.store, rest);
       },
     };
   }
 
-  /** Number of keys tracked (for tests and metrics). */
-  trackedKeys(): number {
-    return this.userAddress.size() + this.address.size() + (this.user?.size() ?? 0);
+  private async giveBack(store: Store, buckets: readonly Bucket[]): Promise<void> {
+    for (const b of buckets) await this.run(store, () => b.limiter.reward(b.key, 1));
+  }
+
+  /** Housekeeping: rows whose window ended before `beforeMs`. */
+  async pruneExpired(beforeMs: Ms = Date.now()): Promise<number> {
+    const { db } = await this.source.get();
+    const r = await db.deleteFrom("login_limits").where("expire", "<", beforeMs).executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

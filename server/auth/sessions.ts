@@ -1,11 +1,19 @@
 /**
  * Login sessions: random 256-bit ids handed to the browser in an httpOnly cookie; the database
- * keeps only their SHA-256, so a copy of panel.db cannot be replayed as a cookie.
+ * keeps only their SHA-256, so a copy of panel.db cannot be replayed as a cookie. Every request
+ * looks its session up in the database, so any replica accepts a cookie another one set (no
+ * sticky sessions). Ending sessions publishes a `sessions` panel event in the same transaction:
+ * every replica's open streams of that user re-check at once.
  */
-import type { PanelDb } from "./db";
+import type { Selectable } from "kysely";
+import type { Store } from "../store/database";
+import { NO_NOTIFIER, publishEvent, type EventNotifier } from "../store/events";
+import type { StoreSource } from "../store/lazyStore";
+import type { SessionsTable } from "../store/schema";
 import { randomToken, sha256Hex, TOKEN_RE } from "./crypto";
 import { isRole } from "../contract/actors";
 import { systemClock, type Clock, type Ms, type User } from "./types";
+import { parsePatterns } from "./users";
 
 export interface SessionPolicy {
   /** Ends a session nobody used for this long. Default 12 h. */
@@ -43,56 +51,28 @@ export type SessionRefusal = "missing" | "malformed" | "unknown" | "idle-timeout
 
 export type SessionCheck = { ok: true; user: User; session: SessionInfo } | { ok: false; user: null; reason: SessionRefusal };
 
-interface SessionJoinRow {
-  id_hash: string;
-  user_id: number;
-  created_at: number;
-  last_seen_at: number;
-  source_addr: string | null;
-  user_agent: string | null;
-  username: string;
-  password_hash: string | null;
-  role: string;
-  unit_patterns: string;
-  disabled: number;
-  u_created_at: number;
-  password_changed_at: number | null;
-}
-
 const META_MAX = 512;
 function clip(value: string | null | undefined): string | null {
   return typeof value === "string" ? value.slice(0, META_MAX) : null;
 }
 
-function parsePatterns(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
-  } catch {
-    return [];
-  }
-}
+type SessionRow = Selectable<SessionsTable>;
 
 export class SessionStore {
   readonly policy: Readonly<SessionPolicy>;
   private readonly clock: Clock;
+  private readonly events: EventNotifier;
 
   constructor(
-    private readonly db: PanelDb,
-    options: { clock?: Clock; policy?: Partial<SessionPolicy> } = {},
+    private readonly source: StoreSource,
+    options: { clock?: Clock; policy?: Partial<SessionPolicy>; events?: EventNotifier } = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.policy = Object.freeze({ ...DEFAULT_SESSION_POLICY, ...options.policy });
+    this.events = options.events ?? NO_NOTIFIER;
   }
 
-  private info(row: {
-    id_hash: string;
-    user_id: number;
-    created_at: number;
-    last_seen_at: number;
-    source_addr: string | null;
-    user_agent: string | null;
-  }): SessionInfo {
+  private info(row: SessionRow): SessionInfo {
     return {
       idHash: row.id_hash,
       userId: row.user_id,
@@ -106,24 +86,20 @@ export class SessionStore {
   }
 
   /** Start a session; the returned `id` goes into the cookie and is never stored. */
-  createSession(userId: number, meta: { sourceAddr?: string | null; userAgent?: string | null } = {}): { id: string; session: SessionInfo } {
+  async createSession(userId: number, meta: { sourceAddr?: string | null; userAgent?: string | null } = {}): Promise<{ id: string; session: SessionInfo }> {
     const id = randomToken();
-    const idHash = sha256Hex(id);
     const now = this.clock();
-    this.db
-      .prepare("INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, source_addr, user_agent) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(idHash, userId, now, now, clip(meta.sourceAddr), clip(meta.userAgent));
-    return {
-      id,
-      session: this.info({
-        id_hash: idHash,
-        user_id: userId,
-        created_at: now,
-        last_seen_at: now,
-        source_addr: clip(meta.sourceAddr),
-        user_agent: clip(meta.userAgent),
-      }),
+    const row: SessionRow = {
+      id_hash: sha256Hex(id),
+      user_id: userId,
+      created_at: now,
+      last_seen_at: now,
+      source_addr: clip(meta.sourceAddr),
+      user_agent: clip(meta.userAgent),
     };
+    const { db } = await this.source.get();
+    await db.insertInto("sessions").values(row).execute();
+    return { id, session: this.info(row) };
   }
 
   /**
@@ -132,23 +108,35 @@ export class SessionStore {
    * the session from idling out) and returns the user as stored now (so role, pattern and disable
    * changes apply at once). Invalid: says why, and deletes sessions that are over.
    */
-  validateSession(id: string | null | undefined, options: { touch?: boolean } = {}): SessionCheck {
+  async validateSession(id: string | null | undefined, options: { touch?: boolean } = {}): Promise<SessionCheck> {
     if (id === null || id === undefined || id === "") return { ok: false, user: null, reason: "missing" };
     if (typeof id !== "string" || !TOKEN_RE.test(id)) return { ok: false, user: null, reason: "malformed" };
     const idHash = sha256Hex(id);
-    const row = this.db
-      .prepare(
-        `SELECT s.id_hash, s.user_id, s.created_at, s.last_seen_at, s.source_addr, s.user_agent,
-                u.username, u.password_hash, u.role, u.unit_patterns, u.disabled,
-                u.created_at AS u_created_at, u.password_changed_at
-         FROM sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.id_hash = ?`,
-      )
-      .get(idHash) as SessionJoinRow | undefined;
+    const { db } = await this.source.get();
+    const row = await db
+      .selectFrom("sessions as s")
+      .innerJoin("users as u", "u.id", "s.user_id")
+      .select([
+        "s.id_hash",
+        "s.user_id",
+        "s.created_at",
+        "s.last_seen_at",
+        "s.source_addr",
+        "s.user_agent",
+        "u.username",
+        "u.password_hash",
+        "u.role",
+        "u.unit_patterns",
+        "u.disabled",
+        "u.created_at as u_created_at",
+        "u.password_changed_at",
+      ])
+      .where("s.id_hash", "=", idHash)
+      .executeTakeFirst();
     if (!row) return { ok: false, user: null, reason: "unknown" };
     const now = this.clock();
-    const refuse = (reason: SessionRefusal): SessionCheck => {
-      this.db.prepare("DELETE FROM sessions WHERE id_hash = ?").run(idHash);
+    const refuse = async (reason: SessionRefusal): Promise<SessionCheck> => {
+      await db.deleteFrom("sessions").where("id_hash", "=", idHash).execute();
       return { ok: false, user: null, reason };
     };
     if (row.disabled === 1) return refuse("user-disabled");
@@ -158,7 +146,7 @@ export class SessionStore {
     if (now >= row.last_seen_at + this.policy.idleTimeoutMs) return refuse("idle-timeout");
     let lastSeen = row.last_seen_at;
     if (options.touch !== false && now - row.last_seen_at >= this.policy.touchIntervalMs) {
-      this.db.prepare("UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?").run(now, idHash);
+      await db.updateTable("sessions").set({ last_seen_at: now }).where("id_hash", "=", idHash).execute();
       lastSeen = now;
     }
     const user: User = {
@@ -174,33 +162,52 @@ export class SessionStore {
     return { ok: true, user, session: this.info({ ...row, last_seen_at: lastSeen }) };
   }
 
+  /** Delete sessions and say so to every replica in the same transaction; how many went. */
+  private async end(store: Store, where: { idHash: string } | { userId: number }): Promise<number> {
+    const n = await store.write(async (tx) => {
+      const gone = await tx
+        .deleteFrom("sessions")
+        .where((eb) => ("idHash" in where ? eb("id_hash", "=", where.idHash) : eb("user_id", "=", where.userId)))
+        .returning("user_id")
+        .execute();
+      if (gone.length > 0) await publishEvent(tx, store.dialect, "sessions", { userId: gone[0]!.user_id, username: null }, this.clock());
+      return gone.length;
+    });
+    if (n > 0) this.events.poke();
+    return n;
+  }
+
   /** Sign out: forget this session. True when it existed. */
-  endSession(id: string | null | undefined): boolean {
+  async endSession(id: string | null | undefined): Promise<boolean> {
     if (typeof id !== "string" || !TOKEN_RE.test(id)) return false;
-    return this.db.prepare("DELETE FROM sessions WHERE id_hash = ?").run(sha256Hex(id)).changes > 0;
+    return (await this.end(await this.source.get(), { idHash: sha256Hex(id) })) > 0;
   }
 
   /** End one session by its hash (an admin's "sign out that device"). */
-  endSessionByHash(idHash: string): boolean {
-    return this.db.prepare("DELETE FROM sessions WHERE id_hash = ?").run(idHash).changes > 0;
+  async endSessionByHash(idHash: string): Promise<boolean> {
+    return (await this.end(await this.source.get(), { idHash })) > 0;
   }
 
   /** End every session of a user; returns how many. */
-  endAllSessions(userId: number): number {
-    return this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(userId).changes;
+  async endAllSessions(userId: number): Promise<number> {
+    return this.end(await this.source.get(), { userId });
   }
 
-  listSessions(userId: number): SessionInfo[] {
-    const rows = this.db.prepare("SELECT * FROM sessions WHERE user_id = ? ORDER BY last_seen_at DESC").all(userId) as Parameters<SessionStore["info"]>[0][];
+  async listSessions(userId: number): Promise<SessionInfo[]> {
+    const { db } = await this.source.get();
+    const rows = await db.selectFrom("sessions").selectAll().where("user_id", "=", userId).orderBy("last_seen_at", "desc").execute();
     return rows.map((r) => this.info(r));
   }
 
   /** Delete sessions past their idle or absolute limit (housekeeping; validation refuses them anyway). */
-  pruneExpiredSessions(): number {
+  async pruneExpiredSessions(): Promise<number> {
     const now = this.clock();
-    return this.db
-      .prepare("DELETE FROM sessions WHERE last_seen_at <= ? OR created_at <= ?")
-      .run(now - this.policy.idleTimeoutMs, now - this.policy.absoluteLifetimeMs).changes;
+    const { db } = await this.source.get();
+    const r = await db
+      .deleteFrom("sessions")
+      .where((eb) => eb.or([eb("last_seen_at", "<=", now - this.policy.idleTimeoutMs), eb("created_at", "<=", now - this.policy.absoluteLifetimeMs)]))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }
 

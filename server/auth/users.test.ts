@@ -1,11 +1,15 @@
 import { hash } from "@node-rs/argon2";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openPanelDb, type PanelDb } from "./db";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../store/database";
+import { fixedStore } from "../store/lazyStore";
+import { testDatabasesForFile } from "../store/testing/databases";
 import { sha256Hex } from "./crypto";
 import { SessionStore } from "./sessions";
 import { AuthError } from "./types";
 import { unitPatternProblem, usernameProblem, UserStore } from "./users";
-import { FakeClock, HOUR, MINUTE, tempDataDir } from "./testHelpers";
+import { FakeClock, HOUR, MINUTE } from "./testHelpers";
+
+const dbs = testDatabasesForFile("the user store");
 
 const PW = "correct horse battery staple";
 
@@ -20,21 +24,17 @@ async function expectAuthError(p: Promise<unknown> | (() => unknown), code: stri
   throw new Error(`expected AuthError ${code}`);
 }
 
-describe("UserStore", () => {
-  let tmp: ReturnType<typeof tempDataDir>;
-  let db: PanelDb;
+describe.each(dbs.dialects)("UserStore on %s", (dialect) => {
+  let store: Store;
   let fake: FakeClock;
   let users: UserStore;
+  const passwordHash = async (id: number) =>
+    (await store.db.selectFrom("users").select("password_hash").where("id", "=", id).executeTakeFirstOrThrow()).password_hash!;
 
-  beforeEach(() => {
-    tmp = tempDataDir();
-    db = openPanelDb(tmp.dir);
+  beforeEach(async () => {
+    store = await (await dbs.fresh(dialect)).open();
     fake = new FakeClock();
-    users = new UserStore(db, { clock: fake.clock });
-  });
-  afterEach(() => {
-    db.close();
-    tmp.cleanup();
+    users = new UserStore(fixedStore(store), { clock: fake.clock });
   });
 
   describe("users", () => {
@@ -54,11 +54,11 @@ describe("UserStore", () => {
         createdAt: fake.now,
         passwordChangedAt: fake.now,
       });
-      expect(users.getUser("alice")?.id).toBe(u.id);
-      expect(users.getUser("ALICE")?.id).toBe(u.id);
-      const row = db.prepare("SELECT password_hash FROM users WHERE id = ?").get(u.id) as { password_hash: string };
-      expect(row.password_hash).toMatch(/^\$argon2id\$/);
-      expect(row.password_hash).not.toContain(PW);
+      expect((await users.getUser("alice"))?.id).toBe(u.id);
+      expect((await users.getUser("ALICE"))?.id).toBe(u.id);
+      const stored = await passwordHash(u.id);
+      expect(stored).toMatch(/^\$argon2id\$/);
+      expect(stored).not.toContain(PW);
       expect(JSON.stringify(u)).not.toContain("argon2");
     });
 
@@ -75,7 +75,7 @@ describe("UserStore", () => {
       await expectAuthError(users.createUser({ username: "bobbobbobbob", password: "BOBBOBBOBBOB", role: "viewer" }), "weak-password");
       await expectAuthError(users.createUser({ username: "bob", password: PW, role: "operator", unitPatterns: ["a;reboot"] }), "invalid-unit-pattern");
       await expectAuthError(users.createUser({ username: "bob", password: PW, role: "operator", unitPatterns: ["--help"] }), "invalid-unit-pattern");
-      expect(users.listUsers()).toEqual([]);
+      expect(await users.listUsers()).toEqual([]);
     });
 
     it("validates usernames and unit patterns", () => {
@@ -91,8 +91,8 @@ describe("UserStore", () => {
       await users.createUser({ username: "zed", password: PW, role: "viewer" });
       await users.createUser({ username: "Amy", password: PW, role: "admin" });
       await users.createUser({ username: "bob", password: null, role: "operator" });
-      expect(users.listUsers().map((u) => u.username)).toEqual(["Amy", "bob", "zed"]);
-      expect(users.getUser("bob")).toMatchObject({ hasPassword: false, passwordChangedAt: null });
+      expect((await users.listUsers()).map((u) => u.username)).toEqual(["Amy", "bob", "zed"]);
+      expect(await users.getUser("bob")).toMatchObject({ hasPassword: false, passwordChangedAt: null });
     });
 
     it("verifyCredentials distinguishes failures for the audit log", async () => {
@@ -105,7 +105,7 @@ describe("UserStore", () => {
       expect(await users.verifyCredentials("-x; rm -rf /", PW)).toEqual({ ok: false, reason: "unknown-user" });
       expect(await users.verifyCredentials("proxyonly", "")).toEqual({ ok: false, reason: "no-password" });
       await users.createUser({ username: "admin1", password: PW, role: "admin" });
-      users.setDisabled("alice", true);
+      await users.setDisabled("alice", true);
       expect(await users.verifyCredentials("alice", PW)).toEqual({ ok: false, reason: "disabled" });
       expect(await users.verifyCredentials("alice", "wrong password!!")).toEqual({ ok: false, reason: "wrong-password" });
     });
@@ -113,26 +113,26 @@ describe("UserStore", () => {
     it("rehashes a correct password stored with outdated parameters, without ending sessions", async () => {
       const u = await users.createUser({ username: "alice", password: PW, role: "viewer" });
       const old = await hash(PW, { memoryCost: 4096, timeCost: 1 });
-      db.prepare("UPDATE users SET password_hash = ? WHERE id = ?").run(old, u.id);
-      const sessions = new SessionStore(db, { clock: fake.clock });
-      const { id } = sessions.createSession(u.id);
+      await store.db.updateTable("users").set({ password_hash: old }).where("id", "=", u.id).execute();
+      const sessions = new SessionStore(fixedStore(store), { clock: fake.clock });
+      const { id } = await sessions.createSession(u.id);
       expect((await users.verifyCredentials("alice", PW)).ok).toBe(true);
-      const stored = (db.prepare("SELECT password_hash FROM users WHERE id = ?").get(u.id) as { password_hash: string }).password_hash;
+      const stored = await passwordHash(u.id);
       expect(stored).not.toBe(old);
       expect(stored).toMatch(/m=19456,t=2,p=1/);
-      expect(sessions.validateSession(id).ok).toBe(true);
+      expect((await sessions.validateSession(id)).ok).toBe(true);
       expect((await users.verifyCredentials("alice", PW)).ok).toBe(true);
     });
 
     it("setPassword changes the password, stamps the time and ends every session", async () => {
       const u = await users.createUser({ username: "alice", password: PW, role: "viewer" });
-      const sessions = new SessionStore(db, { clock: fake.clock });
-      sessions.createSession(u.id);
-      sessions.createSession(u.id);
+      const sessions = new SessionStore(fixedStore(store), { clock: fake.clock });
+      await sessions.createSession(u.id);
+      await sessions.createSession(u.id);
       fake.advance(MINUTE);
       const changed = await users.setPassword("alice", "another long passphrase");
       expect(changed.passwordChangedAt).toBe(fake.now);
-      expect(sessions.listSessions(u.id)).toEqual([]);
+      expect(await sessions.listSessions(u.id)).toEqual([]);
       expect((await users.verifyCredentials("alice", PW)).ok).toBe(false);
       expect((await users.verifyCredentials("alice", "another long passphrase")).ok).toBe(true);
       await expectAuthError(users.setPassword("alice", "alice"), "weak-password");
@@ -149,104 +149,135 @@ describe("UserStore", () => {
 
     it("never leaves the panel without an enabled admin", async () => {
       await users.createUser({ username: "root1", password: PW, role: "admin" });
-      expect(() => users.setDisabled("root1", true)).toThrow(/last enabled admin/);
-      expect(() => users.updateUser("root1", { role: "viewer" })).toThrow(/last enabled admin/);
+      await expect(users.setDisabled("root1", true)).rejects.toThrow(/last enabled admin/);
+      await expect(users.updateUser("root1", { role: "viewer" })).rejects.toThrow(/last enabled admin/);
       await users.createUser({ username: "root2", password: PW, role: "admin" });
-      users.setDisabled("root1", true);
-      expect(users.countActiveAdmins()).toBe(1);
-      expect(() => users.updateUser("root2", { role: "operator" })).toThrow(/last enabled admin/);
-      users.setDisabled("root1", false);
-      users.updateUser("root2", { role: "operator", unitPatterns: ["vllm-*"] });
-      expect(users.getUser("root2")).toMatchObject({ role: "operator", unitPatterns: ["vllm-*"] });
+      await users.setDisabled("root1", true);
+      expect(await users.countActiveAdmins()).toBe(1);
+      await expect(users.updateUser("root2", { role: "operator" })).rejects.toThrow(/last enabled admin/);
+      await users.setDisabled("root1", false);
+      await users.updateUser("root2", { role: "operator", unitPatterns: ["vllm-*"] });
+      expect(await users.getUser("root2")).toMatchObject({ role: "operator", unitPatterns: ["vllm-*"] });
     });
 
     it("updateUser validates and can clear unit patterns", async () => {
       await users.createUser({ username: "op", password: PW, role: "operator", unitPatterns: ["a-*"] });
-      expect(() => users.updateUser("op", { unitPatterns: ["$(reboot)"] })).toThrow(AuthError);
-      expect(users.updateUser("op", { unitPatterns: [] }).unitPatterns).toEqual([]);
-      expect(() => users.updateUser("ghost", { role: "viewer" })).toThrow(/no user named/);
+      await expect(users.updateUser("op", { unitPatterns: ["$(reboot)"] })).rejects.toThrow(AuthError);
+      expect((await users.updateUser("op", { unitPatterns: [] })).unitPatterns).toEqual([]);
+      await expect(users.updateUser("ghost", { role: "viewer" })).rejects.toThrow(/no user named/);
     });
 
     it("a corrupt unit_patterns column grants nothing", async () => {
       const u = await users.createUser({ username: "op", password: PW, role: "operator", unitPatterns: ["a-*"] });
-      db.prepare("UPDATE users SET unit_patterns = 'not json' WHERE id = ?").run(u.id);
-      expect(users.getUser("op")?.unitPatterns).toEqual([]);
+      await store.db.updateTable("users").set({ unit_patterns: "not json" }).where("id", "=", u.id).execute();
+      expect((await users.getUser("op"))?.unitPatterns).toEqual([]);
     });
   });
 
   describe("first-run setup token", () => {
-    it("is issued only while no enabled admin exists, and stored hashed", () => {
-      const issued = users.ensureSetupToken();
+    it("is issued only while no enabled admin exists, and stored hashed", async () => {
+      const issued = await users.ensureSetupToken();
       expect(issued).not.toBeNull();
       expect(issued!.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(issued!.expiresAt).toBe(fake.now + HOUR);
-      const rows = db.prepare("SELECT token_hash FROM setup_tokens").all() as { token_hash: string }[];
+      const rows = await store.db.selectFrom("setup_tokens").select("token_hash").execute();
       expect(rows).toEqual([{ token_hash: sha256Hex(issued!.token) }]);
-      expect(JSON.stringify(db.prepare("SELECT * FROM setup_tokens").all())).not.toContain(issued!.token);
-      expect(users.setupPending()).toBe(true);
-      expect(users.checkSetupToken(issued!.token)).toBe(true);
+      expect(JSON.stringify(await store.db.selectFrom("setup_tokens").selectAll().execute())).not.toContain(issued!.token);
+      expect(await users.setupPending()).toBe(true);
+      expect(await users.checkSetupToken(issued!.token)).toBe(true);
     });
 
     it("creates the first admin once; a second use fails", async () => {
-      const { token } = users.ensureSetupToken()!;
+      const { token } = (await users.ensureSetupToken())!;
       const admin = await users.completeSetup(token, "root", PW);
       expect(admin).toMatchObject({ username: "root", role: "admin", disabled: false });
-      expect(users.setupPending()).toBe(false);
-      expect(users.checkSetupToken(token)).toBe(false);
-      expect(db.prepare("SELECT COUNT(*) AS n FROM setup_tokens").get()).toEqual({ n: 0 });
+      expect(await users.setupPending()).toBe(false);
+      expect(await users.checkSetupToken(token)).toBe(false);
+      expect(await store.db.selectFrom("setup_tokens").selectAll().execute()).toEqual([]);
       await expectAuthError(users.completeSetup(token, "mallory", PW), "invalid-setup-token");
-      expect(users.getUser("mallory")).toBeNull();
-      expect(users.ensureSetupToken()).toBeNull();
+      expect(await users.getUser("mallory")).toBeNull();
+      expect(await users.ensureSetupToken()).toBeNull();
     });
 
     it("expires", async () => {
-      const { token } = users.ensureSetupToken()!;
+      const { token } = (await users.ensureSetupToken())!;
       fake.advance(HOUR);
-      expect(users.checkSetupToken(token)).toBe(false);
+      expect(await users.checkSetupToken(token)).toBe(false);
       await expectAuthError(users.completeSetup(token, "root", PW), "invalid-setup-token");
-      expect(users.countActiveAdmins()).toBe(0);
+      expect(await users.countActiveAdmins()).toBe(0);
     });
 
     it("a new token voids the earlier one", async () => {
-      const first = users.ensureSetupToken()!;
-      const second = users.ensureSetupToken()!;
+      const first = (await users.ensureSetupToken())!;
+      const second = (await users.ensureSetupToken())!;
       expect(second.token).not.toBe(first.token);
       await expectAuthError(users.completeSetup(first.token, "root", PW), "invalid-setup-token");
       await users.completeSetup(second.token, "root", PW);
     });
 
     it("rejects forged and malformed tokens", async () => {
-      users.ensureSetupToken();
+      await users.ensureSetupToken();
       for (const forged of ["", "x", "A".repeat(43), "../../etc/passwd", "' OR 1=1 --"]) {
-        expect(users.checkSetupToken(forged)).toBe(false);
+        expect(await users.checkSetupToken(forged)).toBe(false);
         await expectAuthError(users.completeSetup(forged, "root", PW), "invalid-setup-token");
       }
     });
 
     it("does not consume the token when the password or name is refused", async () => {
-      const { token } = users.ensureSetupToken()!;
+      const { token } = (await users.ensureSetupToken())!;
       await expectAuthError(users.completeSetup(token, "root", "short"), "weak-password");
       await expectAuthError(users.completeSetup(token, "-root", PW), "invalid-username");
-      expect(users.checkSetupToken(token)).toBe(true);
+      expect(await users.checkSetupToken(token)).toBe(true);
       await users.completeSetup(token, "root", PW);
     });
 
     it("is not issued when an admin was created another way (CLI)", async () => {
-      const { token } = users.ensureSetupToken()!;
+      const { token } = (await users.ensureSetupToken())!;
       await users.createUser({ username: "root", password: PW, role: "admin" });
-      expect(users.checkSetupToken(token)).toBe(false);
+      expect(await users.checkSetupToken(token)).toBe(false);
       await expectAuthError(users.completeSetup(token, "second", PW), "invalid-setup-token");
-      expect(users.ensureSetupToken()).toBeNull();
+      expect(await users.ensureSetupToken()).toBeNull();
     });
 
-    it("honours a configured lifetime", () => {
-      const short = new UserStore(db, { clock: fake.clock, setupTokenTtlMs: 5 * MINUTE });
-      const { token, expiresAt } = short.ensureSetupToken()!;
+    it("honours a configured lifetime", async () => {
+      const short = new UserStore(fixedStore(store), { clock: fake.clock, setupTokenTtlMs: 5 * MINUTE });
+      const { token, expiresAt } = (await short.ensureSetupToken())!;
       expect(expiresAt).toBe(fake.now + 5 * MINUTE);
       fake.advance(5 * MINUTE - 1);
-      expect(short.checkSetupToken(token)).toBe(true);
+      expect(await short.checkSetupToken(token)).toBe(true);
       fake.advance(1);
-      expect(short.checkSetupToken(token)).toBe(false);
+      expect(await short.checkSetupToken(token)).toBe(false);
+    });
+  });
+
+  // PostgreSQL only: two SQLite handles in one process block each other's thread (better-sqlite3 is
+  // synchronous); SQLite's other process is the CLI, tested across processes in cli.test.ts
+  describe.runIf(dialect === "postgres")("two replicas on one database", () => {
+    it("two admins demoting each other at once still leave one admin", async () => {
+      const tdb = await dbs.fresh(dialect);
+      const [a, b] = await Promise.all([tdb.open(), tdb.open()]);
+      const ua = new UserStore(fixedStore(a), { clock: fake.clock });
+      const ub = new UserStore(fixedStore(b), { clock: fake.clock });
+      await ua.createUser({ username: "root1", password: null, role: "admin" });
+      await ua.createUser({ username: "root2", password: null, role: "admin" });
+      const results = await Promise.allSettled([ua.updateUser("root1", { role: "viewer" }), ub.updateUser("root2", { role: "viewer" })]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "last-admin" } });
+      expect(await ub.countActiveAdmins()).toBe(1);
+    });
+
+    it("a user created through one store is seen at once through the other, and a name taken on both is refused once", async () => {
+      const tdb = await dbs.fresh(dialect);
+      const [a, b] = await Promise.all([tdb.open(), tdb.open()]);
+      const ua = new UserStore(fixedStore(a), { clock: fake.clock });
+      const ub = new UserStore(fixedStore(b), { clock: fake.clock });
+      const results = await Promise.allSettled([
+        ua.createUser({ username: "Carol", password: null, role: "viewer" }),
+        ub.createUser({ username: "carol", password: null, role: "viewer" }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "user-exists" } });
+      expect((await ub.listUsers()).map((u) => u.username.toLowerCase())).toEqual(["carol"]);
     });
   });
 });

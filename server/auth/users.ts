@@ -1,10 +1,16 @@
 /**
- * Local users and the first-run setup token, stored in the panel database.
+ * Local users and the first-run setup token, stored in the panel database (SQLite or PostgreSQL).
  *
  * Every change that must end a user's sessions (password change, disable) deletes them in the
- * same transaction as the change, so the CLI ending sessions takes effect in a running panel.
+ * same transaction as the change, with a `sessions` panel event, so the CLI or another replica
+ * ending sessions takes effect in every running panel. Changes that check before they write (the
+ * last admin, a free name) run one at a time across replicas (`USERS_LOCK`).
  */
-import type { PanelDb } from "./db";
+import type { Selectable } from "kysely";
+import type { Db, Store } from "../store/database";
+import { NO_NOTIFIER, publishEvent, type EventNotifier } from "../store/events";
+import type { StoreSource } from "../store/lazyStore";
+import type { UsersTable } from "../store/schema";
 import { randomToken, sha256Hex, TOKEN_RE } from "./crypto";
 import { hashPassword, needsRehash, passwordProblem, verifyDummy, verifyPassword } from "./passwords";
 import { AuthError, systemClock, type Clock, type Ms, type User } from "./types";
@@ -42,6 +48,8 @@ export const DEFAULT_SETUP_TOKEN_TTL_MS: Ms = 60 * 60 * 1000;
 
 export interface UserStoreOptions {
   clock?: Clock;
+  /** told after a write that published a panel event (the process's event bus) */
+  events?: EventNotifier;
   /** How long a setup token printed at first run stays valid. Default 1 h. */
   setupTokenTtlMs?: Ms;
 }
@@ -56,18 +64,12 @@ export interface CreateUserInput {
 
 export type CredentialCheck = { ok: true; user: User } | { ok: false; reason: "unknown-user" | "no-password" | "wrong-password" | "disabled" };
 
-interface UserRow {
-  id: number;
-  username: string;
-  password_hash: string | null;
-  role: string;
-  unit_patterns: string;
-  disabled: number;
-  created_at: number;
-  password_changed_at: number | null;
-}
+type UserRow = Selectable<UsersTable>;
 
-function parsePatterns(json: string): string[] {
+/** The advisory lock of user changes on PostgreSQL (see the header). */
+export const USERS_LOCK = "gpudeck.users";
+
+export function parsePatterns(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
     return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
@@ -105,51 +107,80 @@ function normalisePatterns(patterns: readonly string[] | undefined): string[] {
 export class UserStore {
   private readonly clock: Clock;
   private readonly setupTokenTtlMs: Ms;
+  private readonly events: EventNotifier;
 
   constructor(
-    private readonly db: PanelDb,
+    private readonly source: StoreSource,
     options: UserStoreOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.setupTokenTtlMs = options.setupTokenTtlMs ?? DEFAULT_SETUP_TOKEN_TTL_MS;
+    this.events = options.events ?? NO_NOTIFIER;
   }
 
-  private row(username: string): UserRow | undefined {
-    return this.db.prepare("SELECT * FROM users WHERE username = ? COLLATE NOCASE").get(username) as UserRow | undefined;
+  private db(): Promise<Store> {
+    return this.source.get();
   }
 
-  private rowById(id: number): UserRow | undefined {
-    return this.db.prepare("SELECT * FROM users WHERE id = ?").get(id) as UserRow | undefined;
+  // user names are ASCII (usernameProblem), so SQL's lower() and JavaScript's agree
+  private row(db: Db, username: string): Promise<UserRow | undefined> {
+    return db
+      .selectFrom("users")
+      .selectAll()
+      .where((eb) => eb(eb.fn("lower", ["username"]), "=", String(username).toLowerCase()))
+      .executeTakeFirst();
   }
 
-  private require(username: string): UserRow {
-    const row = typeof username === "string" ? this.row(username) : undefined;
+  private rowById(db: Db, id: number): Promise<UserRow | undefined> {
+    return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  private async require(db: Db, username: string): Promise<UserRow> {
+    const row = typeof username === "string" ? await this.row(db, username) : undefined;
     if (!row) throw new AuthError("user-not-found", `no user named '${String(username)}'`);
     return row;
   }
 
+  private async countAdmins(db: Db): Promise<number> {
+    const r = await db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("role", "=", "admin")
+      .where("disabled", "=", 0)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** A user's sessions ended or their access changed: every replica's open streams of theirs re-check. */
+  private async sessionsChanged(tx: Db, store: Store, row: UserRow): Promise<void> {
+    await publishEvent(tx, store.dialect, "sessions", { userId: row.id, username: row.username }, this.clock());
+  }
+
   /** Case-insensitive lookup; null when unknown. */
-  getUser(username: string): User | null {
+  async getUser(username: string): Promise<User | null> {
     if (usernameProblem(username)) return null;
-    const row = this.row(username);
+    const row = await this.row((await this.db()).db, username);
     return row ? toUser(row) : null;
   }
 
-  getUserById(id: number): User | null {
-    const row = this.rowById(id);
+  async getUserById(id: number): Promise<User | null> {
+    const row = await this.rowById((await this.db()).db, id);
     return row ? toUser(row) : null;
   }
 
-  listUsers(): User[] {
-    return (this.db.prepare("SELECT * FROM users ORDER BY username COLLATE NOCASE").all() as UserRow[]).map(toUser);
+  async listUsers(): Promise<User[]> {
+    const { db } = await this.db();
+    const rows = await db
+      .selectFrom("users")
+      .selectAll()
+      .orderBy((eb) => eb.fn("lower", ["username"]))
+      .execute();
+    return rows.map(toUser);
   }
 
   /** Number of enabled admins: the panel needs at least one. */
-  countActiveAdmins(): number {
-    const row = this.db.prepare("SELECT COUNT(*) AS n FROM users WHERE role = 'admin' AND disabled = 0").get() as {
-      n: number;
-    };
-    return row.n;
+  async countActiveAdmins(): Promise<number> {
+    return this.countAdmins((await this.db()).db);
   }
 
   async createUser(input: CreateUserInput): Promise<User> {
@@ -162,39 +193,57 @@ export class UserStore {
       const problem = passwordProblem(password, username);
       if (problem) throw new AuthError("weak-password", problem);
     }
-    if (this.row(username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
+    const store = await this.db();
+    if (await this.row(store.db, username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
     const passwordHash = password === null ? null : await hashPassword(password);
     const now = this.clock();
-    const insert = this.db.transaction(() => {
-      // Re-check inside the transaction: the hash above yielded the event loop.
-      if (this.row(username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
-      const info = this.db
-        .prepare(
-          `INSERT INTO users (username, password_hash, role, unit_patterns, disabled, created_at, password_changed_at)
-           VALUES (?, ?, ?, ?, 0, ?, ?)`,
-        )
-        .run(username, passwordHash, role, JSON.stringify(patterns), now, passwordHash === null ? null : now);
-      return Number(info.lastInsertRowid);
-    });
-    return this.getUserById(insert.immediate())!;
+    const row = await store.write(
+      async (tx) => {
+        // Re-check inside the transaction: the hash above yielded the event loop.
+        if (await this.row(tx, username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
+        return tx
+          .insertInto("users")
+          .values({
+            username,
+            password_hash: passwordHash,
+            role,
+            unit_patterns: JSON.stringify(patterns),
+            disabled: 0,
+            created_at: now,
+            password_changed_at: passwordHash === null ? null : now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      },
+      { lock: USERS_LOCK },
+    );
+    return toUser(row);
   }
 
   /** Set a new password and end every session of the user. `null` removes the local password. */
   async setPassword(username: string, password: string | null): Promise<User> {
-    const row = this.require(username);
+    const store = await this.db();
+    const row = await this.require(store.db, username);
     if (password !== null) {
       const problem = passwordProblem(password, row.username);
       if (problem) throw new AuthError("weak-password", problem);
     }
     const passwordHash = password === null ? null : await hashPassword(password);
     const now = this.clock();
-    this.db
-      .transaction(() => {
-        this.db.prepare("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?").run(passwordHash, now, row.id);
-        this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
-      })
-      .immediate();
-    return this.getUserById(row.id)!;
+    const after = await store.write(async (tx) => {
+      const updated = await tx
+        .updateTable("users")
+        .set({ password_hash: passwordHash, password_changed_at: now })
+        .where("id", "=", row.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) throw new AuthError("user-not-found", `no user named '${row.username}'`);
+      await tx.deleteFrom("sessions").where("user_id", "=", row.id).execute();
+      await this.sessionsChanged(tx, store, updated);
+      return updated;
+    });
+    this.events.poke();
+    return toUser(after);
   }
 
   /**
@@ -202,7 +251,7 @@ export class UserStore {
    * session of the user (the caller starts a fresh one for the browser that made the change).
    */
   async changeOwnPassword(userId: number, currentPassword: string, newPassword: string): Promise<User> {
-    const row = this.rowById(userId);
+    const row = await this.rowById((await this.db()).db, userId);
     if (!row) throw new AuthError("user-not-found", "user no longer exists");
     const ok = row.password_hash !== null && (await verifyPassword(row.password_hash, currentPassword));
     if (!ok) throw new AuthError("wrong-password", "current password is wrong");
@@ -210,39 +259,55 @@ export class UserStore {
   }
 
   /** Disable (ending every session) or re-enable a user. Refuses to disable the last enabled admin. */
-  setDisabled(username: string, disabled: boolean): User {
-    const row = this.require(username);
-    this.db
-      .transaction(() => {
-        if (disabled && row.role === "admin" && row.disabled === 0 && this.countActiveAdmins() <= 1) {
+  async setDisabled(username: string, disabled: boolean): Promise<User> {
+    const store = await this.db();
+    const after = await store.write(
+      async (tx) => {
+        const row = await this.require(tx, username);
+        if (disabled && row.role === "admin" && row.disabled === 0 && (await this.countAdmins(tx)) <= 1) {
           throw new AuthError("last-admin", "refusing to disable the last enabled admin");
         }
-        this.db.prepare("UPDATE users SET disabled = ? WHERE id = ?").run(disabled ? 1 : 0, row.id);
-        if (disabled) this.db.prepare("DELETE FROM sessions WHERE user_id = ?").run(row.id);
-      })
-      .immediate();
-    return this.getUserById(row.id)!;
+        const updated = await tx
+          .updateTable("users")
+          .set({ disabled: disabled ? 1 : 0 })
+          .where("id", "=", row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        if (disabled) {
+          await tx.deleteFrom("sessions").where("user_id", "=", row.id).execute();
+          await this.sessionsChanged(tx, store, updated);
+        }
+        return updated;
+      },
+      { lock: USERS_LOCK },
+    );
+    if (disabled) this.events.poke();
+    return toUser(after);
   }
 
   /** Change role and/or unit patterns. Takes effect on the user's next request (sessions re-read the user). */
-  updateUser(username: string, changes: { role?: Role; unitPatterns?: readonly string[] }): User {
-    const row = this.require(username);
+  async updateUser(username: string, changes: { role?: Role; unitPatterns?: readonly string[] }): Promise<User> {
     if (changes.role !== undefined && !isRole(changes.role)) {
       throw new AuthError("invalid-role", "role must be one of viewer, operator, admin");
     }
     const patterns = changes.unitPatterns === undefined ? undefined : normalisePatterns(changes.unitPatterns);
-    this.db
-      .transaction(() => {
+    const store = await this.db();
+    const after = await store.write(
+      async (tx) => {
+        const row = await this.require(tx, username);
         if (changes.role !== undefined && changes.role !== "admin" && row.role === "admin" && row.disabled === 0) {
-          if (this.countActiveAdmins() <= 1) throw new AuthError("last-admin", "refusing to demote the last enabled admin");
+          if ((await this.countAdmins(tx)) <= 1) throw new AuthError("last-admin", "refusing to demote the last enabled admin");
         }
-        if (changes.role !== undefined) this.db.prepare("UPDATE users SET role = ? WHERE id = ?").run(changes.role, row.id);
-        if (patterns !== undefined) {
-          this.db.prepare("UPDATE users SET unit_patterns = ? WHERE id = ?").run(JSON.stringify(patterns), row.id);
-        }
-      })
-      .immediate();
-    return this.getUserById(row.id)!;
+        const set = {
+          ...(changes.role !== undefined ? { role: changes.role } : {}),
+          ...(patterns !== undefined ? { unit_patterns: JSON.stringify(patterns) } : {}),
+        };
+        if (Object.keys(set).length === 0) return row;
+        return tx.updateTable("users").set(set).where("id", "=", row.id).returningAll().executeTakeFirstOrThrow();
+      },
+      { lock: USERS_LOCK },
+    );
+    return toUser(after);
   }
 
   /**
@@ -251,7 +316,8 @@ export class UserStore {
    * correct password stored with outdated parameters.
    */
   async verifyCredentials(username: string, password: string): Promise<CredentialCheck> {
-    const row = usernameProblem(username) ? undefined : this.row(username);
+    const { db } = await this.db();
+    const row = usernameProblem(username) ? undefined : await this.row(db, username);
     if (!row) {
       await verifyDummy(password);
       return { ok: false, reason: "unknown-user" };
@@ -266,7 +332,7 @@ export class UserStore {
     if (needsRehash(row.password_hash)) {
       const fresh = await hashPassword(password);
       // Only if nobody changed the password meanwhile; this is not a password change (sessions stay).
-      this.db.prepare("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?").run(fresh, row.id, row.password_hash);
+      await db.updateTable("users").set({ password_hash: fresh }).where("id", "=", row.id).where("password_hash", "=", row.password_hash).execute();
     }
     return { ok: true, user: toUser(row) };
   }
@@ -276,33 +342,48 @@ export class UserStore {
    * earlier one) and return it, to be shown once (setup link). Only its hash is stored.
    * Returns null when an enabled admin exists.
    */
-  ensureSetupToken(): { token: string; expiresAt: Ms } | null {
+  async ensureSetupToken(): Promise<{ token: string; expiresAt: Ms } | null> {
     const token = randomToken();
     const now = this.clock();
     const expiresAt = now + this.setupTokenTtlMs;
-    const created = this.db
-      .transaction(() => {
-        if (this.countActiveAdmins() > 0) return false;
-        this.db.prepare("DELETE FROM setup_tokens").run();
-        this.db.prepare("INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)").run(sha256Hex(token), now, expiresAt);
+    const store = await this.db();
+    const created = await store.write(
+      async (tx) => {
+        if ((await this.countAdmins(tx)) > 0) return false;
+        await tx.deleteFrom("setup_tokens").execute();
+        await tx
+          .insertInto("setup_tokens")
+          .values({ token_hash: sha256Hex(token), created_at: now, expires_at: expiresAt })
+          .execute();
         return true;
-      })
-      .immediate();
+      },
+      { lock: USERS_LOCK },
+    );
     return created ? { token, expiresAt } : null;
   }
 
   /** True while a setup token exists and no admin does (the panel shows the setup page). */
-  setupPending(): boolean {
-    if (this.countActiveAdmins() > 0) return false;
-    const row = this.db.prepare("SELECT COUNT(*) AS n FROM setup_tokens WHERE expires_at > ?").get(this.clock()) as { n: number };
-    return row.n > 0;
+  async setupPending(): Promise<boolean> {
+    const { db } = await this.db();
+    if ((await this.countAdmins(db)) > 0) return false;
+    const r = await db
+      .selectFrom("setup_tokens")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("expires_at", ">", this.clock())
+      .executeTakeFirstOrThrow();
+    return Number(r.n) > 0;
+  }
+
+  private async tokenRow(db: Db, token: string): Promise<{ expires_at: number } | undefined> {
+    return db.selectFrom("setup_tokens").select("expires_at").where("token_hash", "=", sha256Hex(token)).executeTakeFirst();
   }
 
   /** Is this setup token currently valid? (For the setup page to show the form or an error.) */
-  checkSetupToken(token: string): boolean {
+  async checkSetupToken(token: string): Promise<boolean> {
     if (typeof token !== "string" || !TOKEN_RE.test(token)) return false;
-    if (this.countActiveAdmins() > 0) return false;
-    const row = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as { expires_at: number } | undefined;
+    const { db } = await this.db();
+    if ((await this.countAdmins(db)) > 0) return false;
+    const row = await this.tokenRow(db, token);
     return row !== undefined && row.expires_at > this.clock();
   }
 
@@ -311,7 +392,7 @@ export class UserStore {
    * deleted) in the same transaction that creates the admin, so it works once.
    */
   async completeSetup(token: string, username: string, password: string): Promise<User> {
-    if (!this.checkSetupToken(token)) {
+    if (!(await this.checkSetupToken(token))) {
       throw new AuthError("invalid-setup-token", "setup link is invalid, used or expired; restart the panel or run `npm run user -- setup-token`");
     }
     const nameProblem = usernameProblem(username);
@@ -320,25 +401,24 @@ export class UserStore {
     if (problem) throw new AuthError("weak-password", problem);
     const passwordHash = await hashPassword(password);
     const now = this.clock();
-    const id = this.db
-      .transaction(() => {
-        const tokenRow = this.db.prepare("SELECT expires_at FROM setup_tokens WHERE token_hash = ?").get(sha256Hex(token)) as
-          { expires_at: number } | undefined;
+    const store = await this.db();
+    const row = await store.write(
+      async (tx) => {
+        const tokenRow = await this.tokenRow(tx, token);
         if (!tokenRow || tokenRow.expires_at <= now) {
           throw new AuthError("invalid-setup-token", "setup link is invalid, used or expired");
         }
-        if (this.countActiveAdmins() > 0) throw new AuthError("admin-exists", "an admin already exists");
-        if (this.row(username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
-        this.db.prepare("DELETE FROM setup_tokens").run();
-        const info = this.db
-          .prepare(
-            `INSERT INTO users (username, password_hash, role, unit_patterns, disabled, created_at, password_changed_at)
-           VALUES (?, ?, 'admin', '[]', 0, ?, ?)`,
-          )
-          .run(username, passwordHash, now, now);
-        return Number(info.lastInsertRowid);
-      })
-      .immediate();
-    return this.getUserById(id)!;
+        if ((await this.countAdmins(tx)) > 0) throw new AuthError("admin-exists", "an admin already exists");
+        if (await this.row(tx, username)) throw new AuthError("user-exists", `a user named '${username}' already exists`);
+        await tx.deleteFrom("setup_tokens").execute();
+        return tx
+          .insertInto("users")
+          .values({ username, password_hash: passwordHash, role: "admin", unit_patterns: "[]", disabled: 0, created_at: now, password_changed_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      },
+      { lock: USERS_LOCK },
+    );
+    return toUser(row);
   }
 }

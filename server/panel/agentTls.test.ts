@@ -62,13 +62,13 @@ afterAll(async () => {
 async function panelWith(entry: Record<string, string>): Promise<{ tp: TestPanel; cookie: string }> {
   const file = path.join(dir, `agents-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify([{ name: "gpu-a", url: agent.url, token: TOKEN, ...entry }]));
-  const tp = startTestPanel(agent, { env: { GPUDECK_AGENTS_FILE: file, GPUDECK_AGENT_URL: "", GPUDECK_AGENT_NAME: "" } });
+  const tp = await startTestPanel(agent, { env: { GPUDECK_AGENTS_FILE: file, GPUDECK_AGENT_URL: "", GPUDECK_AGENT_NAME: "" } });
   await addUser(tp.panel, "ada", "admin");
   return { tp, cookie: await login(tp.panel, "ada") };
 }
 
 describe("an agent serving HTTPS", () => {
-  it("says so in its URL", () => {
+  it("says so in its URL", async () => {
     expect(agent.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   });
 
@@ -83,7 +83,7 @@ describe("an agent serving HTTPS", () => {
       const r = await call(tp.panel, "host.status", { method: "GET", input: { host: "gpu-a" }, cookie });
       expect(r.status, r.text).toBe(200);
     } finally {
-      tp.close();
+      await tp.close();
     }
   });
 
@@ -100,18 +100,18 @@ describe("an agent serving HTTPS", () => {
       expect(r.text).toMatch(message);
       expect(r.text).not.toContain(TOKEN);
     } finally {
-      tp.close();
+      await tp.close();
     }
   });
 });
 
 describe("TLS configuration", () => {
-  it("the agent needs both files", () => {
+  it("the agent needs both files", async () => {
     expect(() => loadAgentConfig(["--tls-cert", cert], {})).toThrow(/needs both GPUDECK_AGENT_TLS_CERT .* and GPUDECK_AGENT_TLS_KEY/);
     expect(loadAgentConfig([], { GPUDECK_AGENT_TLS_CERT: cert, GPUDECK_AGENT_TLS_KEY: key }).tls).toEqual({ certFile: cert, keyFile: key });
   });
 
-  it("the agents file: caFile and fingerprint only for https, readable, well-formed", () => {
+  it("the agents file: caFile and fingerprint only for https, readable, well-formed", async () => {
     const parse = (entry: Record<string, string>) => parseAgentsFile(JSON.stringify([{ name: "a", token: TOKEN, ...entry }]), path.join(dir, "x.json"));
     expect(() => parse({ url: "http://10.0.0.1:9300", fingerprint })).toThrow(/needs an https:\/\/ url/);
     expect(() => parse({ url: "https://10.0.0.1:9300", caFile: "missing.pem" })).toThrow(/cannot read caFile .*missing\.pem: ENOENT/);

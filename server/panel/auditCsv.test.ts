@@ -9,11 +9,11 @@ let cookie: string;
 const ROWS = 2_500;
 
 beforeAll(async () => {
-  tp = startTestPanel({ url: "http://127.0.0.1:9", token: "unused-token-0123456789abcdefghijklmnopq" });
+  tp = await startTestPanel({ url: "http://127.0.0.1:9", token: "unused-token-0123456789abcdefghijklmnopq" });
   await addUser(tp.panel, "ada", "admin");
   cookie = await login(tp.panel, "ada");
   for (let i = 0; i < ROWS; i++) {
-    tp.panel.auth.audit.recordAudit({
+    await tp.panel.auth.audit.recordAudit({
       user: "otto",
       role: "operator",
       sourceAddr: "10.0.0.1",
@@ -25,7 +25,7 @@ beforeAll(async () => {
     });
   }
 });
-afterAll(() => tp?.close());
+afterAll(async () => tp?.close());
 
 function csvRequest(query = ""): Request {
   return new Request(`${ORIGIN}/api/audit.csv${query}`, {
@@ -33,17 +33,17 @@ function csvRequest(query = ""): Request {
   });
 }
 
-const exportRow = () => tp.panel.auth.audit.queryAudit({ action: "audit.export", limit: 1 })[0]!;
+const exportRow = async () => (await tp.panel.auth.audit.queryAudit({ action: "audit.export", limit: 1 }))[0]!;
 
 describe("GET /api/audit.csv", () => {
   it("answers before reading the rows, then reads one page per chunk the client takes", async () => {
     const query = vi.spyOn(tp.panel.auth.audit, "queryAudit");
     try {
-      const res = tp.panel.handleAuditCsv(csvRequest("?action=restart"));
+      const res = await tp.panel.handleAuditCsv(csvRequest("?action=restart"));
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       expect(query).not.toHaveBeenCalled();
-      expect(exportRow()).toMatchObject({ user: "ada", outcome: "pending" });
+      expect(await exportRow()).toMatchObject({ user: "ada", outcome: "pending" });
       const reader = res.body!.getReader();
       const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
       let text = "";
@@ -59,7 +59,7 @@ describe("GET /api/audit.csv", () => {
       expect(lines[0]).toBe('\uFEFF"id","time","user","role","source_addr","host","unit","action","reason","outcome","job_id","detail"');
       expect(lines).toHaveLength(ROWS + 1);
       expect(lines[1]).toContain(`"r${ROWS - 1}"`); // newest first
-      expect(exportRow()).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/^2500 rows; filters /) });
+      expect(await exportRow()).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/^2500 rows; filters /) });
     } finally {
       query.mockRestore();
     }
@@ -68,21 +68,21 @@ describe("GET /api/audit.csv", () => {
   it("a download stopped half-way reads no further and is audited as stopped", async () => {
     const query = vi.spyOn(tp.panel.auth.audit, "queryAudit");
     try {
-      const res = tp.panel.handleAuditCsv(csvRequest());
+      const res = await tp.panel.handleAuditCsv(csvRequest());
       const reader = res.body!.getReader();
       await reader.read(); // the header
       await reader.read(); // the first page
       await reader.cancel();
       const calls = query.mock.calls.length;
       expect(calls).toBeLessThanOrEqual(2);
-      expect(exportRow()).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/rows \(the download was stopped\)/) });
+      expect(await exportRow()).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/rows \(the download was stopped\)/) });
     } finally {
       query.mockRestore();
     }
   });
 
   it("stops at the row limit and says so", async () => {
-    const id = tp.panel.auth.audit.recordAudit({
+    const id = await tp.panel.auth.audit.recordAudit({
       user: "ada",
       role: "admin",
       sourceAddr: null,
@@ -94,6 +94,9 @@ describe("GET /api/audit.csv", () => {
     });
     const text = await new Response(csvStream(tp.panel.services, {}, id, 1_500, 1000)).text();
     expect(text.split("\r\n").filter(Boolean)).toHaveLength(1_501);
-    expect(tp.panel.auth.audit.getAudit(id)).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/^1500 rows \(the first 1500; narrow the filters/) });
+    expect(await tp.panel.auth.audit.getAudit(id)).toMatchObject({
+      outcome: "ok",
+      detail: expect.stringMatching(/^1500 rows \(the first 1500; narrow the filters/),
+    });
   });
 });

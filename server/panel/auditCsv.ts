@@ -9,6 +9,7 @@ import type { PanelServices } from "./trpc";
 import { auditRefusal, requestActor, type PanelEndpoint } from "./handler";
 import { clientAddress, peerAddress } from "./context";
 import { guardRequest } from "./requestGuard";
+import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 
 export const AUDIT_CSV_MAX_ROWS = 50_000;
 /** Rows read from the database per chunk of the download. */
@@ -30,19 +31,29 @@ function plainError(status: number, message: string): Response {
   return new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 }
 
-export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now = Date.now()): Response {
+export async function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now = Date.now()): Promise<Response> {
   const { config, services } = endpoint;
   const url = new URL(req.url);
   if (req.method !== "GET") return plainError(405, "Method not allowed.");
   const guard = guardRequest(req, config);
   if (!guard.ok) {
-    auditRefusal(req, endpoint, url, guard);
+    await auditRefusal(req, endpoint, url, guard);
     return plainError(guard.status, guard.message);
   }
+  try {
+    return await exportCsv(req, endpoint, url, now);
+  } catch (err) {
+    if (!isDatabaseUnreachable(err)) throw err;
+    return plainError(503, unavailableSentence(services.store.dialect, err));
+  }
+}
+
+async function exportCsv(req: Request, endpoint: PanelEndpoint, url: URL, now: number): Promise<Response> {
+  const { config, services } = endpoint;
   const sourceAddr = clientAddress(req.headers, config);
-  const actor = requestActor(req, endpoint, true); // a download someone asked for: activity
+  const actor = await requestActor(req, endpoint, true); // a download someone asked for: activity
   if (!actor) {
-    const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
+    const who = await services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies });
     return plainError(401, `Not signed in: ${who.ok ? "sign in first" : who.message}.`);
   }
   const decision = services.auth.can(actor, "audit.view");
@@ -56,11 +67,11 @@ export function handleAuditCsvRequest(req: Request, endpoint: PanelEndpoint, now
   };
   const base = { user: actor.user, role: actor.role, sourceAddr, host: null, unit: filters.unit ?? null, action: "audit.export", reason: null };
   if (!decision.allowed) {
-    services.refusals.record({ sourceAddr }, actor, { ...base, outcome: "refused", detail: decision.reason });
+    await services.refusals.record({ sourceAddr }, actor, { ...base, outcome: "refused", detail: decision.reason });
     return plainError(403, `Not allowed: ${decision.reason}.`);
   }
   // the export's own row first: rows older than it are exported, it is not
-  const auditId = services.auth.audit.recordAudit({ ...base, outcome: "pending", detail: `filters ${JSON.stringify(filters)}` });
+  const auditId = await services.auth.audit.recordAudit({ ...base, outcome: "pending", detail: `filters ${JSON.stringify(filters)}` });
   const body = csvStream(services, filters, auditId, AUDIT_CSV_MAX_ROWS);
   const stamp = new Date(now)
     .toISOString()
@@ -91,35 +102,37 @@ export function csvStream(
   let before = auditId;
   let sent = 0;
   let finished = false;
-  const finish = (outcome: string, note = "") => {
+  const finish = async (outcome: string, note = "") => {
     if (finished) return;
     finished = true;
-    audit.updateAuditOutcome(auditId, outcome, { detail: `${sent} rows${note}; filters ${JSON.stringify(filters)}` });
+    await audit.updateAuditOutcome(auditId, outcome, { detail: `${sent} rows${note}; filters ${JSON.stringify(filters)}` }).catch((err: Error) => {
+      console.error(`[panel] could not settle the audit row of a CSV export: ${err.message}`);
+    });
   };
   return new ReadableStream<Uint8Array>(
     {
       start(ctl) {
         ctl.enqueue(encoder.encode(auditCsvHeader({ bom: true })));
       },
-      pull(ctl) {
+      async pull(ctl) {
         try {
-          const page = audit.queryAudit({ ...filters, before, limit: Math.min(pageSize, maxRows - sent) });
+          const page = await audit.queryAudit({ ...filters, before, limit: Math.min(pageSize, maxRows - sent) });
           if (page.length > 0) {
             ctl.enqueue(encoder.encode(page.map(auditCsvLine).join("")));
             sent += page.length;
             before = page[page.length - 1]!.id;
           }
           if (page.length < pageSize || sent >= maxRows) {
-            finish("ok", sent >= maxRows ? ` (the first ${maxRows}; narrow the filters for the rest)` : "");
+            await finish("ok", sent >= maxRows ? ` (the first ${maxRows}; narrow the filters for the rest)` : "");
             ctl.close();
           }
         } catch (err) {
-          finish("error", `: ${(err as Error).message}`);
+          await finish("error", `: ${(err as Error).message}`);
           ctl.error(err);
         }
       },
-      cancel() {
-        finish("ok", " (the download was stopped)");
+      async cancel() {
+        await finish("ok", " (the download was stopped)");
       },
     },
     { highWaterMark: 0 },

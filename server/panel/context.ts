@@ -12,9 +12,14 @@
  * Idle timeout: only what a person does renews a session: mutations here, page loads (serve.ts),
  * the CSV download. Queries and live streams do not: the UI polls some of them and keeps streams
  * open, which would keep an abandoned tab signed in for ever.
+ *
+ * Every request looks its session up in the database (no state in this process), so any replica
+ * serves any browser. When the database cannot be reached the request carries `unavailable`, and
+ * every procedure that needs a caller answers SERVICE_UNAVAILABLE with that sentence.
  */
 import { isIP } from "node:net";
 import { clearSessionCookie } from "../auth/sessions";
+import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import { clientAddressResolver } from "./clientAddress";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
@@ -54,7 +59,7 @@ export interface ContextSources {
   services: PanelServices;
 }
 
-export function createPanelContext(req: Request, { config, services }: ContextSources, resHeaders: Headers): PanelContext {
+export async function createPanelContext(req: Request, { config, services }: ContextSources, resHeaders: Headers): Promise<PanelContext> {
   const peer = peerAddress(req.headers);
   const sourceAddr = clientAddress(req.headers, config);
   const base = {
@@ -68,19 +73,27 @@ export function createPanelContext(req: Request, { config, services }: ContextSo
     return {
       actor: { ...DEMO_ACTOR, unitPatterns: [], sourceAddr: sourceAddr ?? undefined },
       sourceAddr: sourceAddr ?? undefined,
-      panelRequest: { ...base, principal: null, sessionId: null, authRefusal: null },
+      panelRequest: { ...base, principal: null, sessionId: null, authRefusal: null, unavailable: null },
       services,
     };
   }
-  const who = services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure, touch: req.method === "POST" });
+  const signedOut = (authRefusal: string, unavailable: string | null = null): PanelContext => ({
+    actor: null,
+    sourceAddr: sourceAddr ?? undefined,
+    panelRequest: { ...base, principal: null, sessionId: null, authRefusal, unavailable },
+    services,
+  });
+  let who: Awaited<ReturnType<typeof services.auth.authenticate>>;
+  try {
+    who = await services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure, touch: req.method === "POST" });
+  } catch (err) {
+    if (!isDatabaseUnreachable(err)) throw err;
+    const sentence = unavailableSentence(services.store.dialect, err);
+    return signedOut(sentence, sentence);
+  }
   if (!who.ok) {
     if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
-    return {
-      actor: null,
-      sourceAddr: sourceAddr ?? undefined,
-      panelRequest: { ...base, principal: null, sessionId: null, authRefusal: who.message },
-      services,
-    };
+    return signedOut(who.message);
   }
   return {
     actor: actorOf(who.principal, sourceAddr),
@@ -90,6 +103,7 @@ export function createPanelContext(req: Request, { config, services }: ContextSo
       principal: who.principal,
       sessionId: who.via === "session" ? who.sessionId : null,
       authRefusal: null,
+      unavailable: null,
     },
     services,
   };

@@ -31,11 +31,11 @@ describe("a demo panel in front of a real (not simulated) agent", () => {
       simulate: false,
       gpuIntervalMs: 1000,
     });
-    tp = startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: true } });
+    tp = await startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: true } });
   }, 30_000);
 
   afterAll(async () => {
-    tp?.close();
+    await tp?.close();
     await agent?.close();
     rmSync(agentDir, { recursive: true, force: true });
   });
@@ -82,10 +82,10 @@ describe("a demo panel in front of a simulated agent", () => {
   let tp: TestPanel;
   beforeAll(async () => {
     agent = await startTestAgent();
-    tp = startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
+    tp = await startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
   }, 30_000);
   afterAll(async () => {
-    tp?.close();
+    await tp?.close();
     await agent?.close();
   });
 
@@ -104,7 +104,7 @@ describe("a demo panel in front of a simulated agent", () => {
 });
 
 describe("npm start", () => {
-  it("refuses GPUDECK_DEMO (it runs this host's real agent)", () => {
+  it("refuses GPUDECK_DEMO (it runs this host's real agent)", async () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/run.ts", "start"], {
       env: { ...process.env, GPUDECK_DEMO: "1", GPUDECK_DIST_DIR: ".next-never-built" },
       encoding: "utf8",

@@ -76,17 +76,18 @@ function unitFromQuery(url: URL): string | null {
 }
 
 /** Whoever the request's session (or demo mode) says is asking, if anyone; for refusal records. */
-export function requestActor(req: Request, { config, services }: PanelEndpoint, touch = false): Actor | null {
+export async function requestActor(req: Request, { config, services }: PanelEndpoint, touch = false): Promise<Actor | null> {
   if (config.demo) return DEMO_ACTOR;
-  const who = services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies, touch });
+  const who = await services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies, touch });
   return who.ok ? actorOf(who.principal, clientAddress(req.headers, config)) : null;
 }
 
 /** Refused before any procedure ran: audited with whoever the request's session says it is (if anyone). */
-export function auditRefusal(req: Request, endpoint: PanelEndpoint, url: URL, refusal: Refusal): void {
+export async function auditRefusal(req: Request, endpoint: PanelEndpoint, url: URL, refusal: Refusal): Promise<void> {
   try {
     const origin = req.headers.get("origin") ?? req.headers.get("sec-fetch-site");
-    endpoint.services.refusals.record({ sourceAddr: clientAddress(req.headers, endpoint.config) }, requestActor(req, endpoint), {
+    const actor = await requestActor(req, endpoint);
+    await endpoint.services.refusals.record({ sourceAddr: clientAddress(req.headers, endpoint.config) }, actor, {
       unit: unitFromQuery(url),
       action: procedurePaths(url).map(auditActionForPath).join(","),
       reason: null,
@@ -102,7 +103,7 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
   const url = new URL(req.url);
   const guard = guardRequest(req, endpoint.config);
   if (!guard.ok) {
-    auditRefusal(req, endpoint, url, guard);
+    await auditRefusal(req, endpoint, url, guard);
     return refusalResponse(url, guard);
   }
   let request = req;
@@ -111,12 +112,14 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     const body = await readBodyLimited(req, MAX_BODY_BYTES);
     if (body === null) {
       const refusal: Refusal = { ok: false, status: 413, code: "PAYLOAD_TOO_LARGE", message: `Request body over ${MAX_BODY_BYTES} bytes.` };
-      auditRefusal(req, endpoint, url, refusal);
+      await auditRefusal(req, endpoint, url, refusal);
       return refusalResponse(url, refusal);
     }
     request = new Request(req.url, { method: "POST", headers: req.headers, body: body as Uint8Array<ArrayBuffer>, signal: req.signal });
   }
-  return fetchRequestHandler({
+  // refusals noticed in onError (which tRPC does not await): written before the response goes out
+  const refusalsWritten: Promise<void>[] = [];
+  const response = await fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: request,
     router: panelRouter,
@@ -133,8 +136,12 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
       const reachedProcedure = !BEFORE_ANY_PROCEDURE.has(error.code) && isProcedure(path);
       const early = !reachedProcedure || (error.code === "BAD_REQUEST" && error.cause instanceof ZodError);
       if (early && (req.method === "POST" || isMutation(path))) {
-        auditRefusal(req, endpoint, url, { ok: false, status: getHTTPStatusCodeFromError(error), code: "BAD_REQUEST", message: errorDetail(error) });
+        refusalsWritten.push(
+          auditRefusal(req, endpoint, url, { ok: false, status: getHTTPStatusCodeFromError(error), code: "BAD_REQUEST", message: errorDetail(error) }),
+        );
       }
     },
   });
+  await Promise.all(refusalsWritten);
+  return response;
 }

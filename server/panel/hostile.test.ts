@@ -37,7 +37,7 @@ const cookie: Record<string, string> = {};
 
 beforeAll(async () => {
   agent = await startTestAgent();
-  tp = startTestPanel(agent);
+  tp = await startTestPanel(agent);
   panel = tp.panel;
   await addUser(panel, "ada", "admin");
   await addUser(panel, "otto", "operator", ["vllm-embed-*"]);
@@ -49,7 +49,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
@@ -59,8 +59,8 @@ function messageOf(r: RpcResult): string {
   return r.json?.error?.message ?? r.text;
 }
 
-function lastAuditId(): number {
-  return panel.auth.audit.queryAudit({ limit: 1 })[0]?.id ?? 0;
+async function lastAuditId(): Promise<number> {
+  return (await panel.auth.audit.queryAudit({ limit: 1 }))[0]?.id ?? 0;
 }
 
 function jobCounts(): number[] {
@@ -351,7 +351,7 @@ const CASES: HostileCase[] = [
     name: "session of a user disabled meanwhile",
     request: async () => {
       const c = await login(panel, "dora");
-      panel.auth.users.setDisabled("dora", true);
+      await panel.auth.users.setDisabled("dora", true);
       return panelRequest("units.restart", { input: { host: HOST, name: EMBED }, cookie: c });
     },
     status: 401,
@@ -586,14 +586,14 @@ const CASES: HostileCase[] = [
 ];
 
 describe("hostile input through the panel's API endpoint", () => {
-  it("has at least 50 cases", () => {
+  it("has at least 50 cases", async () => {
     expect(CASES.length).toBeGreaterThanOrEqual(50);
   });
 
   it.each(CASES.map((c) => [c.name, c] as const))("%s: refused, not executed, audited", async (_name, c) => {
     const actionsBefore = agent.hub.recentActions(100_000).length;
     const jobsBefore = jobCounts();
-    const auditMark = lastAuditId();
+    const auditMark = await lastAuditId();
     try {
       const r = await send(panel, await c.request());
       expect(r.status, r.text).toBe(c.status);
@@ -601,7 +601,7 @@ describe("hostile input through the panel's API endpoint", () => {
       // nothing reached systemd: no action recorded by the agent, no job on the units
       expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
       expect(jobCounts()).toEqual(jobsBefore);
-      const rows = panel.auth.audit.queryAudit({ limit: 100 }).filter((row) => row.id > auditMark);
+      const rows = (await panel.auth.audit.queryAudit({ limit: 100 })).filter((row) => row.id > auditMark);
       const refusal = rows.find((row) => (row.outcome === "refused" || row.outcome === "error") && row.user === c.auditUser);
       expect(refusal, JSON.stringify(rows)).toBeDefined();
       expect(refusal!.sourceAddr).toBe("10.20.30.40");
@@ -613,10 +613,10 @@ describe("hostile input through the panel's API endpoint", () => {
   });
 
   it("the refused users calls above changed no user", async () => {
-    const names = panel.auth.users.listUsers().map((u) => u.username);
+    const names = (await panel.auth.users.listUsers()).map((u) => u.username);
     for (const name of ["mallory", "pat", "$(reboot)"]) expect(names).not.toContain(name);
-    expect(panel.auth.users.getUser("ada")).toMatchObject({ role: "admin", disabled: false });
-    expect(panel.auth.users.getUser("otto")).toMatchObject({ role: "operator", unitPatterns: ["vllm-embed-*"], disabled: false });
+    expect(await panel.auth.users.getUser("ada")).toMatchObject({ role: "admin", disabled: false });
+    expect(await panel.auth.users.getUser("otto")).toMatchObject({ role: "operator", unitPatterns: ["vllm-embed-*"], disabled: false });
     expect((await panel.auth.users.verifyCredentials("ada", PASSWORD)).ok).toBe(true);
     expect((await panel.auth.users.verifyCredentials("vera", PASSWORD)).ok).toBe(true);
   });
@@ -628,26 +628,26 @@ describe("hostile input through the panel's API endpoint", () => {
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore + 1);
     const last = agent.hub.recentActions(1)[0]!;
     expect(last).toMatchObject({ unit: EMBED, action: "restart", user: "otto", role: "operator", sourceAddr: "10.20.30.40", reason: "hostile suite control" });
-    const row = panel.auth.audit.queryAudit({ user: "otto", action: "restart", limit: 1 })[0]!;
+    const row = (await panel.auth.audit.queryAudit({ user: "otto", action: "restart", limit: 1 }))[0]!;
     expect(row).toMatchObject({ unit: EMBED, reason: "hostile suite control", role: "operator", sourceAddr: "10.20.30.40", host: HOST });
     expect(row.jobId).toBe(last.jobId);
   });
 
   it("a forged X-Forwarded-For never becomes the source address", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     await call(panel, "units.restart", { input: { host: HOST, name: "--help" }, cookie: as("ada"), headers: { "x-forwarded-for": "1.2.3.4" } });
-    const row = panel.auth.audit.queryAudit({ limit: 1 })[0]!;
+    const row = (await panel.auth.audit.queryAudit({ limit: 1 }))[0]!;
     expect(row.id).toBeGreaterThan(mark);
     expect(row.sourceAddr).toBe("10.20.30.40");
   });
 
   it("a refused request is audited once, not twice", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     await call(panel, "units.restart", { method: "GET", input: { host: HOST, name: KIMI }, cookie: as("ada") });
     await call(panel, "units.restart", { input: { host: HOST, name: "a;reboot" }, cookie: as("ada") });
     // any procedure behind `audited`, e.g. the Hosts page's, not only the unit and user ones
     await call(panel, "hosts.add", { input: { name: "Not A Host", url: "ftp://x", token: "t" }, cookie: as("ada") });
-    const rows = panel.auth.audit.queryAudit({ limit: 10 }).filter((r) => r.id > mark);
+    const rows = (await panel.auth.audit.queryAudit({ limit: 10 })).filter((r) => r.id > mark);
     expect(rows.map((r) => r.action)).toEqual(["host.add", "restart", "restart"]);
   });
 });
@@ -656,11 +656,11 @@ describe("a panel holding the wrong agent token", () => {
   let bad: TestPanel;
   let adaCookie: string;
   beforeAll(async () => {
-    bad = startTestPanel({ url: agent.url, token: "not-the-agent-token-0123456789abcdefghij" }, { panel: { background: true } });
+    bad = await startTestPanel({ url: agent.url, token: "not-the-agent-token-0123456789abcdefghij" }, { panel: { background: true } });
     await addUser(bad.panel, "ada", "admin");
     adaCookie = await login(bad.panel, "ada");
   });
-  afterAll(() => bad?.close());
+  afterAll(async () => bad?.close());
 
   it("reads fail with a clear error naming the token's source, never the token", async () => {
     const r = await call(bad.panel, "host.status", { method: "GET", input: { host: HOST }, cookie: adaCookie });
@@ -675,7 +675,7 @@ describe("a panel holding the wrong agent token", () => {
     expect(r.status).toBe(502);
     expect(messageOf(r)).toMatch(/refused the panel's bearer token/);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
-    const row = bad.panel.auth.audit.queryAudit({ action: "restart", limit: 1 })[0]!;
+    const row = (await bad.panel.auth.audit.queryAudit({ action: "restart", limit: 1 }))[0]!;
     expect(row).toMatchObject({ user: "ada", unit: EMBED, outcome: "error" });
     expect(row.detail).toMatch(/bearer token/);
   });
@@ -709,7 +709,7 @@ describe("the per-unit action guard", () => {
     expect(second.json?.error?.data?.code).toBe("CONFLICT");
     expect(messageOf(second)).toMatch(/^Confirmation required: ada restarted vllm-qwen-draft\.service \d+ s ago/);
     expect(agent.hub.recentActions(100_000).length).toBe(actionsBefore);
-    const refused = panel.auth.audit.queryAudit({ unit: QWEN, limit: 1 })[0]!;
+    const refused = (await panel.auth.audit.queryAudit({ unit: QWEN, limit: 1 }))[0]!;
     expect(refused).toMatchObject({ user: "ada", action: "restart", outcome: "refused", reason: "second" });
     const third = await call(panel, "units.restart", { input: { host: HOST, name: QWEN, reason: "third", confirmed: true }, cookie: as("ada") });
     expect(third.status, third.text).toBe(200);

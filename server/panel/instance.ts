@@ -1,16 +1,25 @@
 /**
- * One panel per server process: config, auth (panel.db), agent client, router and the agent
- * watcher, created on first use and kept on globalThis. The panel's server (serve.ts) creates
- * it at start-up; Next's route handlers, bundled separately, find the same object there, and
- * `next dev` module reloads do not open a second database handle or agent stream.
+ * One panel per server process: config, the database (one store: SQLite or PostgreSQL), auth,
+ * agent clients, router, the fleet (one stream per agent) and the panel event bus, created on
+ * first use and kept on globalThis. The panel's server (serve.ts) creates it at start-up; Next's
+ * route handlers, bundled separately, find the same object there, and `next dev` module reloads
+ * do not open a second database pool or agent stream.
+ *
+ * Several replicas on one PostgreSQL share everything people cause (users, sessions, audit, the
+ * sign-in limiter, the action guard, hosts, alerts); each holds its own stream per agent. What one
+ * replica changes reaches the others as panel events (sessions → open streams re-check, hosts →
+ * the fleet follows).
  */
-import { createPanelAuth, type PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
+import { PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
 import { proxyTrustWarning } from "../auth/proxy";
 import type { Clock } from "../auth/types";
 import { AuditSettler } from "./fleet/auditSettler";
 import { Fleet, type FleetOptions } from "./fleet/fleet";
-import { HostStore } from "./fleet/hostStore";
+import { HostStore, syncStoredHosts, type StoredHost } from "./fleet/hostStore";
+import { PanelEventBus, type EventBusOptions } from "../store/eventBus";
+import { pruneEvents } from "../store/events";
 import { LazyStore } from "../store/lazyStore";
+import { unreachableReason } from "../store/unavailable";
 import type { AlertsConfig } from "../alerts/config";
 import type { SendFn } from "../alerts/deliverer";
 import { AlertsService } from "../alerts/service";
@@ -20,6 +29,7 @@ import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
 import { peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
+import { panelHealth, type PanelHealth } from "./health";
 import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
 import { announceSetup } from "./setupLink";
@@ -43,11 +53,15 @@ export interface Panel {
   /** The `/api/trpc` endpoint: guard, body limit, tRPC. */
   handle(req: Request): Promise<Response>;
   /** `/api/audit.csv`. */
-  handleAuditCsv(req: Request): Response;
-  /** Housekeeping: audit retention and expired sessions. Returns what was deleted. */
-  prune(): { audit: number; sessions: number };
+  handleAuditCsv(req: Request): Promise<Response>;
+  /** `/healthz`: the database and the LISTEN connection. */
+  health(): Promise<PanelHealth>;
+  /** Housekeeping: audit retention, expired sessions, old panel events and sign-in counters. Returns what was deleted. */
+  prune(): Promise<{ audit: number; sessions: number }>;
+  /** Re-read the hosts table and bring the fleet in line (after a `hosts` event; at start). */
+  syncHosts(): Promise<void>;
   /** End streams, stop the watcher and timers, close the database. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface CreatePanelOptions {
@@ -60,7 +74,9 @@ export interface CreatePanelOptions {
   /** The log is a terminal: print the setup link there (else it goes to <data dir>/setup-link). Default false. */
   interactive?: boolean;
   /** Test hooks into the auth module (rate limits, session policy). */
-  auth?: Omit<PanelAuthOptions, "dataDir" | "clock">;
+  auth?: Omit<PanelAuthOptions, "clock" | "events">;
+  /** Test hooks into the panel event bus (poll period). */
+  events?: Omit<EventBusOptions, "log" | "clock">;
   refusalAuditPerMinute?: number;
   streamRecheckMs?: number;
   /** Test hooks into the fleet hub (retry timings, summary tick). */
@@ -72,11 +88,15 @@ export interface CreatePanelOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Panel events are read by every replica within seconds; a day of them is plenty of history. */
+const EVENTS_KEPT_MS = DAY;
 
-export function createPanel(config: PanelConfig, options: CreatePanelOptions = {}): Panel {
+export async function createPanel(config: PanelConfig, options: CreatePanelOptions = {}): Promise<Panel> {
   const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
-  const auth = createPanelAuth({
-    dataDir: config.dataDir,
+  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const events = new PanelEventBus(store, { ...options.events, log, clock: options.clock });
+  const auth = new PanelAuth(store, {
+    events,
     clock: options.clock,
     sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs },
     proxy: config.proxy,
@@ -89,16 +109,31 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const proxyWarning = proxyTrustWarning(config.proxy);
   if (proxyWarning) log(`WARNING: ${proxyWarning}`);
   const shutdown = new AbortController();
-  const hostStore = new HostStore(auth.db, options.clock);
-  const stored = hostStore.list().filter((h) => !config.hosts.some((c) => c.name === h.name));
-  const fleet = new Fleet([...config.hosts, ...stored], {
+  const hostStore = new HostStore(store, options.clock, events);
+  // the database may be away at start: the panel starts with the configured hosts, and adds the
+  // stored ones when it answers (syncHosts below)
+  let stored: StoredHost[] | null = await hostStore.list().catch((err: unknown) => {
+    log(`the panel database cannot be read yet (${unreachableReason(err)}); hosts added on the Hosts page follow when it answers`);
+    return null;
+  });
+  const fleet = new Fleet([...config.hosts, ...(stored ?? []).filter((h) => !config.hosts.some((c) => c.name === h.name))], {
     ...options.fleet,
     link: { log, clock: options.clock, ...options.fleet?.link, requireSimulated: config.demo },
   });
-  const settler = new AuditSettler(auth.audit, { clock: options.clock });
-  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  fleet.onHostEvent((host, event) => settler.handle(host, event));
+  const settler = new AuditSettler(auth.audit, { clock: options.clock, log });
+  fleet.onHostEvent((host, event) => void settler.handle(host, event));
   const streams = new SessionStreams(options.streamRecheckMs, { perOwner: config.streamsPerSession, total: config.streamsMax });
+  const syncHosts = async () => {
+    stored = await hostStore.list();
+    const changed = syncStoredHosts(fleet, stored);
+    for (const name of [...changed.added, ...changed.changed]) log(`host ${name}: added or changed on the Hosts page (maybe by another replica)`);
+    for (const name of changed.removed) log(`host ${name}: removed on the Hosts page (maybe by another replica)`);
+  };
+  // what another replica (or the CLI) did: streams of that user re-check, the fleet follows the hosts table
+  events.subscribe((e) => {
+    if (e.kind === "sessions") streams.changed({ userId: e.body.userId, username: e.body.username });
+    else if (e.kind === "hosts") void syncHosts().catch((err: Error) => log(`the hosts table cannot be read: ${err.message}`));
+  });
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
   const panelUrl = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
   const { send, delivery, ...alertHooks } = options.alerts ?? {};
@@ -119,6 +154,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     hostStore,
     settler,
     store,
+    events,
     streams,
     refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
     alerts,
@@ -128,6 +164,7 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
   const endpoint: PanelEndpoint = { config, services };
 
   let pruneTimer: ReturnType<typeof setInterval> | null = null;
+  let hostsTimer: ReturnType<typeof setInterval> | null = null;
   const panel: Panel = {
     config,
     auth,
@@ -141,57 +178,95 @@ export function createPanel(config: PanelConfig, options: CreatePanelOptions = {
     statusHttp: {
       service: statusPage,
       allowedHosts: config.allowedHosts,
-      signedIn: (req) => config.demo || auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies }).ok,
+      signedIn: async (req) =>
+        config.demo ||
+        (await auth
+          .authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies })
+          .then((who) => who.ok)
+          .catch(() => false)),
       shutdown: shutdown.signal,
     },
     handle: (req) => handlePanelRequest(req, endpoint),
     handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),
-    prune: () => ({ audit: auth.audit.pruneAudit(config.auditRetentionMs), sessions: auth.sessions.pruneExpiredSessions() }),
-    close: () => {
+    health: () => panelHealth(store, events),
+    prune: async () => {
+      const audit = await auth.audit.pruneAudit(config.auditRetentionMs);
+      const sessions = await auth.sessions.pruneExpiredSessions();
+      const { db } = await store.get();
+      await pruneEvents(db, (options.clock ?? Date.now)() - EVENTS_KEPT_MS);
+      await auth.limiter.pruneExpired();
+      return { audit, sessions };
+    },
+    syncHosts,
+    close: async () => {
       shutdown.abort();
       alerts.stop();
       fleet.stop();
-      void store.close();
       if (pruneTimer) clearInterval(pruneTimer);
-      auth.close();
+      if (hostsTimer) clearInterval(hostsTimer);
+      await events.stop();
+      await store.close();
     },
   };
 
   if (options.background !== false) {
-    const prune = () => {
+    const prune = async () => {
       try {
-        const n = panel.prune();
+        const n = await panel.prune();
         if (n.audit > 0) log(`audit retention: removed ${n.audit} entries older than ${Math.round(config.auditRetentionMs / DAY)} days`);
       } catch (err) {
-        log(`pruning failed: ${(err as Error).message}`);
+        log(`pruning failed: ${unreachableReason(err)}`);
       }
     };
-    prune();
-    pruneTimer = setInterval(prune, DAY);
+    await prune();
+    pruneTimer = setInterval(() => void prune(), DAY);
     pruneTimer.unref();
     fleet.start();
     alerts.start();
+    events.start();
+    if (stored === null) {
+      // the stored hosts could not be read at start: try until they are
+      hostsTimer = setInterval(() => {
+        void syncHosts().then(
+          () => {
+            if (hostsTimer) clearInterval(hostsTimer);
+            hostsTimer = null;
+          },
+          () => undefined,
+        );
+      }, 5000);
+      hostsTimer.unref();
+    }
     if (!config.demo) {
       const base = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
-      announceSetup({ auth, dataDir: config.dataDir, base, interactive: options.interactive ?? false, log });
+      await announceSetup({ auth, dataDir: config.dataDir, base, interactive: options.interactive ?? false, log, shared: store.dialect === "postgres" }).catch(
+        (err: unknown) => log(`no setup link: the panel database cannot be reached (${unreachableReason(err)})`),
+      );
     }
   }
   return panel;
 }
 
 const KEY = Symbol.for("gpudeck.panel");
-type Holder = { [KEY]?: Panel };
+const READY = Symbol.for("gpudeck.panelReady");
+type Holder = { [KEY]?: Promise<Panel>; [READY]?: Panel };
 
-/** The process's panel, created from the environment on first use. */
-export function getPanel(options?: CreatePanelOptions): Panel {
+/** The process's panel, created from the environment on first use (a failed start is tried again by the next call). */
+export function getPanel(options?: CreatePanelOptions): Promise<Panel> {
   const g = globalThis as Holder;
-  g[KEY] ??= createPanel(loadPanelConfig(), options);
+  g[KEY] ??= createPanel(loadPanelConfig(), options).then(
+    (panel) => (g[READY] = panel),
+    (err: unknown) => {
+      delete g[KEY];
+      throw err;
+    },
+  );
   return g[KEY];
 }
 
-/** The process's panel if one was created (no side effects). */
+/** The process's panel if one was created and is ready (no side effects). */
 export function existingPanel(): Panel | null {
-  return (globalThis as Holder)[KEY] ?? null;
+  return (globalThis as Holder)[READY] ?? null;
 }
 
 /**

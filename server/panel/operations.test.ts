@@ -19,7 +19,7 @@ let viewer = "";
 
 beforeAll(async () => {
   agent = await startTestAgent();
-  tp = startTestPanel(agent);
+  tp = await startTestPanel(agent);
   await addUser(tp.panel, "ada", "admin");
   await addUser(tp.panel, "otto", "operator", ["vllm-kimi-*"]);
   await addUser(tp.panel, "vera", "viewer");
@@ -28,12 +28,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
 const data = <T>(r: { json: { result?: { data?: unknown } } | null }) => r.json?.result?.data as T;
-const rows = (filter: (r: AuditRow) => boolean) => tp.panel.auth.audit.queryAudit({ limit: 500 }).filter(filter).reverse();
+const rows = async (filter: (r: AuditRow) => boolean) => (await tp.panel.auth.audit.queryAudit({ limit: 500 })).filter(filter).reverse();
 
 async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -58,13 +58,13 @@ describe("GPU-aware restart through the panel", () => {
     // readable on the panel, with the panel's host name
     const got = await call(tp.panel, `operations.get?input=${encodeURIComponent(JSON.stringify({ host: HOST, id }))}`, { method: "GET", cookie: viewer });
     expect(data<{ host: string; unit: string }>(got)).toMatchObject({ host: HOST, unit: KIMI });
-    const request = await until("the request row settled", () => {
-      const row = rows((x) => x.id === res.auditId)[0];
+    const request = await until("the request row settled", async () => {
+      const row = (await rows((x) => x.id === res.auditId))[0];
       return row && row.outcome !== "pending" ? row : null;
     });
     expect(request).toMatchObject({ user: "otto", action: "restart", outcome: "done", reason: "cure", host: HOST, unit: KIMI });
     expect(request.detail).toMatch(new RegExp(`^GPU-aware restart: operation ${id}: Started `));
-    const steps = rows((x) => x.detail?.startsWith(`operation ${id} step`) ?? false);
+    const steps = await rows((x) => x.detail?.startsWith(`operation ${id} step`) ?? false);
     expect(steps.map((x) => x.outcome)).toEqual(["stopping", "waiting-for-gpus", "starting", "started"]);
     expect(steps.every((x) => x.user === "otto" && x.action === "restart" && x.unit === KIMI)).toBe(true);
     expect(steps[1]!.detail).toMatch(new RegExp(`^operation ${id} step waiting-for-gpus: `));
@@ -81,11 +81,11 @@ describe("GPU-aware restart through the panel", () => {
     const id = data<{ operationId: string }>(r).operationId;
     const refused = await call(tp.panel, "operations.cancel", { cookie: viewer, input: { host: HOST, id } });
     expect(refused.status).toBe(403);
-    expect(rows((x) => x.action === "operation.cancel" && x.user === "vera").at(-1)).toMatchObject({ outcome: "refused", unit: KIMI });
+    expect((await rows((x) => x.action === "operation.cancel" && x.user === "vera")).at(-1)).toMatchObject({ outcome: "refused", unit: KIMI });
     const ok = await call(tp.panel, "operations.cancel", { cookie: admin, input: { host: HOST, id } });
     // canceled while stopping/waiting, or already too late (the start queued): never silently ignored
     if (ok.status === 200) {
-      await until("canceled", () => rows((x) => x.detail?.startsWith(`operation ${id} step canceled`) ?? false).length === 1);
+      await until("canceled", async () => (await rows((x) => x.detail?.startsWith(`operation ${id} step canceled`) ?? false)).length === 1);
     } else {
       expect(ok.json?.error?.message).toMatch(/Too late to cancel/);
     }
@@ -94,7 +94,7 @@ describe("GPU-aware restart through the panel", () => {
   it("killHolder is for admins only; an operator's attempt is refused and audited", async () => {
     const r = await call(tp.panel, "gpus.killHolder", { cookie: operator, input: { host: HOST, unit: KIMI, pid: 4242, startedAtMs: 1 } });
     expect(r.status).toBe(403);
-    expect(rows((x) => x.action === "gpu.kill-holder").at(-1)).toMatchObject({ user: "otto", outcome: "refused", unit: KIMI });
+    expect((await rows((x) => x.action === "gpu.kill-holder")).at(-1)).toMatchObject({ user: "otto", outcome: "refused", unit: KIMI });
     // an admin asking for a PID that holds nothing on Kimi's GPUs: refused by the agent, nothing killed
     const a = await call(tp.panel, "gpus.killHolder", { cookie: admin, input: { host: HOST, unit: KIMI, pid: 4242, startedAtMs: 1 } });
     expect(a.status).toBe(412);
@@ -112,8 +112,8 @@ describe("GPU-aware restart through the panel", () => {
     const r = await call(tp.panel, "units.stopLoop", { cookie: admin, input: { host: HOST, name: QWEN, reason: "OOM loop" } });
     expect(r.status).toBe(200);
     const auditId = data<{ auditId: number }>(r).auditId;
-    const row = await until("the stop-loop row settled", () => {
-      const x = rows((y) => y.id === auditId)[0];
+    const row = await until("the stop-loop row settled", async () => {
+      const x = (await rows((y) => y.id === auditId))[0];
       return x && x.outcome !== "pending" ? x : null;
     });
     expect(row).toMatchObject({ action: "stop-loop", user: "ada", reason: "OOM loop", outcome: "done" });

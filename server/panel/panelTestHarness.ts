@@ -1,6 +1,6 @@
 /**
  * Test-only: a real agent on a simulated host (127.0.0.1, random port) and a real panel (temp
- * data dir, real SQLite and argon2) in front of it, plus helpers that build HTTP requests the
+ * data dir, real SQLite, or PostgreSQL through GPUDECK_DATABASE_URL, and real argon2) in front of it, plus helpers that build HTTP requests the
  * way a browser (or an attacker) would and send them through the panel's real endpoint
  * (`Panel.handle`, what app/api/trpc/[trpc]/route.ts calls). Not part of the panel.
  */
@@ -54,10 +54,14 @@ export interface TestPanel {
   panel: Panel;
   dataDir: string;
   clock: TestClock;
-  close(): void;
+  close(): Promise<void>;
 }
 
-export function startTestPanel(agent: { url: string; token: string }, options: { env?: Record<string, string>; panel?: CreatePanelOptions } = {}): TestPanel {
+/** A panel over `agent`; its database is SQLite in a temp dir unless `env` names GPUDECK_DATABASE_URL. */
+export async function startTestPanel(
+  agent: { url: string; token: string },
+  options: { env?: Record<string, string>; panel?: CreatePanelOptions } = {},
+): Promise<TestPanel> {
   trustPeerHeader(true);
   const dataDir = mkdtempSync(path.join(tmpdir(), "gpudeck-panel-"));
   const clock = new TestClock();
@@ -68,13 +72,13 @@ export function startTestPanel(agent: { url: string; token: string }, options: {
     GPUDECK_AGENT_NAME: HOST,
     ...options.env,
   });
-  const panel = createPanel(config, { clock: clock.now, log: () => {}, refusalAuditPerMinute: 10_000, ...options.panel });
+  const panel = await createPanel(config, { clock: clock.now, log: () => {}, refusalAuditPerMinute: 10_000, ...options.panel });
   return {
     panel,
     dataDir,
     clock,
-    close: () => {
-      panel.close();
+    close: async () => {
+      await panel.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -17,13 +17,13 @@ describe("proxy sign-in from loopback with a shared secret", () => {
   let tp: TestPanel;
   const logs: string[] = [];
   beforeAll(async () => {
-    tp = startTestPanel(NO_AGENT, {
+    tp = await startTestPanel(NO_AGENT, {
       env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "127.0.0.1", GPUDECK_PROXY_SECRET: SECRET },
       panel: { log: (m) => logs.push(m) },
     });
     await addUser(tp.panel, "ada", "admin");
   });
-  afterAll(() => tp?.close());
+  afterAll(async () => tp?.close());
 
   it("a local process naming the admin without the secret is refused and audited", async () => {
     const r = await call(tp.panel, "units.restart", {
@@ -32,7 +32,7 @@ describe("proxy sign-in from loopback with a shared secret", () => {
     });
     expect(r.status).toBe(401);
     expect(r.json?.error?.message).toMatch(/without the proxy's secret/);
-    expect(tp.panel.auth.audit.queryAudit({ action: "proxy-login", limit: 1 })[0]).toMatchObject({ outcome: "refused", sourceAddr: "127.0.0.1" });
+    expect((await tp.panel.auth.audit.queryAudit({ action: "proxy-login", limit: 1 }))[0]).toMatchObject({ outcome: "refused", sourceAddr: "127.0.0.1" });
   });
 
   it("the proxy, sending the secret, signs people in; exact names only", async () => {
@@ -41,23 +41,23 @@ describe("proxy sign-in from loopback with a shared secret", () => {
     expect(await me(tp, { "x-forwarded-user": "ADA", "x-gpudeck-proxy-secret": SECRET })).toBeNull();
   });
 
-  it("no warning when a secret is set", () => {
+  it("no warning when a secret is set", async () => {
     expect(logs.join("\n")).not.toMatch(/WARNING/);
   });
 });
 
 describe("proxy configuration", () => {
-  it("warns loudly at start when loopback is trusted without a secret", () => {
+  it("warns loudly at start when loopback is trusted without a secret", async () => {
     const logs: string[] = [];
-    const tp = startTestPanel(NO_AGENT, {
+    const tp = await startTestPanel(NO_AGENT, {
       env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "127.0.0.1" },
       panel: { log: (m) => logs.push(m) },
     });
-    tp.close();
+    await tp.close();
     expect(logs.join("\n")).toMatch(/WARNING: GPUDECK_TRUSTED_PROXIES trusts loopback: ANY process on this machine/);
   });
 
-  it("refuses a short secret, or both forms at once", () => {
+  it("refuses a short secret, or both forms at once", async () => {
     expect(() => loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_SECRET: "short" })).toThrow(
       /GPUDECK_PROXY_SECRET: the proxy secret must be at least 32/,
     );

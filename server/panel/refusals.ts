@@ -84,11 +84,11 @@ export class RefusalRecorder {
     private readonly knownHost: () => string | null,
   ) {}
 
-  record(request: { sourceAddr: string | null }, actor: Actor | null, refusal: Refusal): void {
+  async record(request: { sourceAddr: string | null }, actor: Actor | null, refusal: Refusal): Promise<void> {
     const admitted = this.limiter.admit(refusalKey(actor, request.sourceAddr));
     if (admitted === "drop") return;
     if (admitted === "capped") {
-      this.audit.recordAudit({
+      await this.audit.recordAudit({
         user: null,
         role: null,
         sourceAddr: null,
@@ -101,7 +101,7 @@ export class RefusalRecorder {
       });
       return;
     }
-    this.audit.recordAudit({
+    await this.audit.recordAudit({
       user: actor?.user ?? null,
       role: actor?.role ?? null,
       sourceAddr: request.sourceAddr,

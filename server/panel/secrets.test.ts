@@ -41,7 +41,7 @@ beforeAll(async () => {
     ...(await journal(name, lines)),
     { cursor: "s=test;i=1", atUsec: Date.now() * 1000, unit: name, priority: 6, pid: 1, message: `+ HF_TOKEN=${HF} exec vllm serve --api-key ${API_KEY}` },
   ];
-  tp = startTestPanel(agent);
+  tp = await startTestPanel(agent);
   await addUser(tp.panel, "ada", "admin");
   await addUser(tp.panel, "otto", "operator", ["vllm-*"]);
   await addUser(tp.panel, "vera", "viewer");
@@ -59,7 +59,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
@@ -124,7 +124,7 @@ describe("reveal.unit", () => {
     const r = await call(tp.panel, "reveal.unit", { input: { host: HOST, name: KIMI }, cookie: cookie.ada });
     expect(r.status, r.text).toBe(200);
     expect(r.text).toContain(API_KEY);
-    const row = tp.panel.auth.audit.queryAudit({ action: "unit.reveal", limit: 1 })[0]!;
+    const row = (await tp.panel.auth.audit.queryAudit({ action: "unit.reveal", limit: 1 }))[0]!;
     expect(row).toMatchObject({ user: "ada", unit: KIMI, host: HOST, outcome: "ok" });
     expectNoSecret(JSON.stringify(row));
   });
@@ -134,7 +134,7 @@ describe("reveal.unit", () => {
     expect(r.status).toBe(403);
     expect(r.json?.error?.message).toMatch(/only admins can reveal command lines/);
     expectNoSecret(r.text);
-    expect(tp.panel.auth.audit.queryAudit({ action: "unit.reveal", user, limit: 1 })[0]).toMatchObject({ outcome: "refused" });
+    expect((await tp.panel.auth.audit.queryAudit({ action: "unit.reveal", user, limit: 1 }))[0]).toMatchObject({ outcome: "refused" });
   });
 
   it("the agent itself refuses a non-admin, whatever the panel does", async () => {
@@ -149,7 +149,7 @@ describe("reveal.unit", () => {
 
 describe("a panel that lets viewers read journals", () => {
   it("GPUDECK_VIEWER_JOURNAL=1: viewers get the (masked) journal", async () => {
-    const open = startTestPanel(agent, { env: { GPUDECK_VIEWER_JOURNAL: "1" } });
+    const open = await startTestPanel(agent, { env: { GPUDECK_VIEWER_JOURNAL: "1" } });
     try {
       await addUser(open.panel, "vera", "viewer");
       const c = await login(open.panel, "vera");
@@ -158,7 +158,7 @@ describe("a panel that lets viewers read journals", () => {
       expect(r.status, r.text).toBe(200);
       expectNoSecret(r.text);
     } finally {
-      open.close();
+      await open.close();
     }
   });
 });

@@ -48,7 +48,7 @@ describe("client address", () => {
     server = createPanelServer({ handle: echo, panel: null });
     port = await listen(server);
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(async () => new Promise<void>((r) => server.close(() => r())));
 
   it("is the socket's peer address when the client sends none", async () => {
     const r = await request(port, "/");
@@ -79,8 +79,8 @@ describe("host check and sign-in redirect", () => {
   let demoPort: number;
   beforeAll(async () => {
     const noAgent = { url: "http://127.0.0.1:9", token: "unused-token-0123456789abcdefghijklmnopq" };
-    tp = startTestPanel(noAgent, { panel: { background: false } });
-    demo = startTestPanel(noAgent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
+    tp = await startTestPanel(noAgent, { panel: { background: false } });
+    demo = await startTestPanel(noAgent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
     await addUser(tp.panel, "vera", "viewer");
     server = createPanelServer({ handle: echo, panel: tp.panel });
     demoServer = createPanelServer({ handle: echo, panel: demo.panel });
@@ -90,8 +90,8 @@ describe("host check and sign-in redirect", () => {
   afterAll(async () => {
     await new Promise<void>((r) => server.close(() => r()));
     await new Promise<void>((r) => demoServer.close(() => r()));
-    tp.close();
-    demo.close();
+    await tp.close();
+    await demo.close();
   });
 
   it("refuses a Host that is not one of the panel's names (DNS rebinding)", async () => {

@@ -6,6 +6,7 @@
  *   X-Forwarded-For. The Host must be one of the panel's names (DNS-rebinding guard).
  * - Page requests without a valid session are redirected to /login (not in demo mode). The API
  *   still checks every call itself; this only spares people a page of errors.
+ * - `/healthz` (no sign-in): the database and the LISTEN connection as JSON, 200 or 503 (./health.ts).
  * - SIGTERM/SIGINT: open browser streams end with a retryable error, the server closes, the
  *   process exits within 2 s even with SSE clients connected.
  * Run: `node --import tsx server/panel/serve.ts` (HOSTNAME, PORT; see config.ts for the rest).
@@ -14,6 +15,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { clearSessionCookie } from "../auth/sessions";
+import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import { applyConfigFileOrExit } from "../config/configFile";
 import { loadPanelConfig } from "./config";
 import { PEER_HEADER, trustPeerHeader } from "./context";
@@ -43,11 +45,11 @@ export const STATUS_PAGE_PATH = /^\/status(\/[^/]+)?\/?$/;
 const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/, STATUS_PAGE_PATH];
 
 /** Where a page request must go instead (the sign-in page), or null to serve it. */
-export function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" | "auth">): { location: string; clearCookie: boolean } | null {
+export async function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" | "auth">): Promise<{ location: string; clearCookie: boolean } | null> {
   if (panel.config.demo || (req.method !== "GET" && req.method !== "HEAD")) return null;
   const url = new URL(req.url ?? "/", "http://panel");
   if (PUBLIC_PATHS.some((re) => re.test(url.pathname))) return null;
-  const who = panel.auth.authenticate({
+  const who = await panel.auth.authenticate({
     remoteAddress: req.socket.remoteAddress ?? null,
     headers: req.headers,
     secure: panel.config.secureCookies,
@@ -87,9 +89,41 @@ export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
 export interface PanelServerOptions {
   /** Next's request handler (or any handler, in tests). */
   handle: RequestHandler;
-  /** null: no page gate (tests of the plumbing). */
-  panel: Pick<Panel, "config" | "auth"> | null;
+  /** null: no page gate and no /healthz (tests of the plumbing). */
+  panel: (Pick<Panel, "config" | "auth"> & Partial<Pick<Panel, "health">>) | null;
   timeouts?: Partial<ServerTimeouts>;
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end(text);
+}
+
+/** The page gate and /healthz: true when the request was answered here. */
+async function answeredHere(req: IncomingMessage, res: ServerResponse, panel: NonNullable<PanelServerOptions["panel"]>): Promise<boolean> {
+  const { config } = panel;
+  if (panel.health && (req.method === "GET" || req.method === "HEAD") && new URL(req.url ?? "/", "http://panel").pathname === "/healthz") {
+    const health = await panel.health();
+    res.writeHead(health.ok ? 200 : 503, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(`${JSON.stringify(health)}\n`);
+    return true;
+  }
+  let redirect: Awaited<ReturnType<typeof pageRedirect>> = null;
+  try {
+    redirect = await pageRedirect(req, panel);
+  } catch (err) {
+    if (isDatabaseUnreachable(err)) {
+      // the page says so: a replica that lost its database serves no page that would only fail
+      plain(res, 503, `${unavailableSentence(config.databaseUrl ? "postgres" : "sqlite", err)}\n`);
+      return true;
+    }
+    console.error(`[panel] session check failed: ${(err as Error).message}`);
+    plain(res, 500, "The panel could not check your session.\n");
+    return true;
+  }
+  if (!redirect) return false;
+  const headers: http.OutgoingHttpHeaders = { Location: redirect.location, "Cache-Control": "no-store" };
+  if (redirect.clearCookie) headers["Set-Cookie"] = clearSessionCookie({ secure: config.secureCookies });
+  res.writeHead(303, headers).end();
+  return true;
 }
 
 export function createPanelServer(options: PanelServerOptions): http.Server {
@@ -102,34 +136,19 @@ export function createPanelServer(options: PanelServerOptions): http.Server {
   };
   const server = http.createServer(serverOptions, (req, res) => {
     setPeerHeader(req);
-    if (options.panel) {
-      const { config } = options.panel;
-      if (!hostAllowed(req.headers.host ?? null, config.allowedHosts)) {
-        const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
-        res.writeHead(421, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
-        res.end(`This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
-        return;
-      }
-      let redirect: ReturnType<typeof pageRedirect> = null;
-      try {
-        redirect = pageRedirect(req, options.panel);
-      } catch (err) {
-        console.error(`[panel] session check failed: ${(err as Error).message}`);
-        res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" }).end("The panel could not check your session.\n");
-        return;
-      }
-      if (redirect) {
-        const headers: http.OutgoingHttpHeaders = { Location: redirect.location, "Cache-Control": "no-store" };
-        if (redirect.clearCookie) headers["Set-Cookie"] = clearSessionCookie({ secure: config.secureCookies });
-        res.writeHead(303, headers).end();
-        return;
-      }
+    const panel = options.panel;
+    if (panel && !hostAllowed(req.headers.host ?? null, panel.config.allowedHosts)) {
+      const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
+      plain(res, 421, `This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
+      return;
     }
-    void Promise.resolve(options.handle(req, res)).catch((err: Error) => {
-      console.error(`[panel] request failed: ${err.message}`);
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
-      res.end();
-    });
+    void (panel ? answeredHere(req, res, panel) : Promise.resolve(false))
+      .then((answered) => (answered ? undefined : options.handle(req, res)))
+      .catch((err: Error) => {
+        console.error(`[panel] request failed: ${err.message}`);
+        if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end();
+      });
   });
   server.timeout = t.idleMs;
   return server;
@@ -159,13 +178,13 @@ async function main(): Promise<void> {
   trustPeerHeader();
   // npm start / npm run panel pipe our output; they say whether theirs is a terminal
   const interactive = process.stdout.isTTY === true || process.env.GPUDECK_INTERACTIVE === "1";
-  const panel = getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}`, interactive });
+  const panel = await getPanel({ panelUrl: `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${port}`, interactive });
   if (panel.config.demo) {
     const check = await checkDemoHosts(() => panel.fleet.all());
     if (check.real.length > 0) {
       for (const r of check.real) console.error(`[panel] host ${r.name}: ${r.message}`);
       console.error("[panel] refusing to start in demo mode. Use `npm run demo` (simulated hosts), or unset GPUDECK_DEMO to sign in to real ones.");
-      panel.close();
+      await panel.close();
       process.exit(2);
     }
     if (check.silent.length > 0)

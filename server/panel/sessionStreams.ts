@@ -1,15 +1,22 @@
 /**
  * Open browser streams (SSE subscriptions) outlive the request that authenticated them. Each
- * one re-checks its session every `recheckMs` and at once when the panel signs someone out or a
- * password changes here, and ends when the session is gone: a password change or a disabled
- * account must not leave a live stream running (one of Uptime Kuma's CVEs). Changes made from
- * the CLI in another process are noticed at the next periodic check.
+ * one re-checks its session every `recheckMs` and at once when a session or account changes, on
+ * this replica or any other, or from the CLI (`changed()`, from the panel's own calls and from
+ * `sessions` panel events), and ends when the session is gone: a password change or a disabled
+ * account must not leave a live stream running (one of Uptime Kuma's CVEs).
+ *
+ * A check is a database read: one at a time per stream, bounded by `checkTimeoutMs`. A check that
+ * cannot answer (the database is away, or too slow) leaves the stream open and is tried again at
+ * the next period: agent data does not go through the database, and nobody can end a session
+ * while it is away. An answer of "no longer valid", or a check that fails otherwise, ends a stream.
  *
  * Every open stream holds memory here and, for a journal, a `journalctl --follow` on the GPU host:
  * at most `perOwner` streams per session (16 by default) and `total` for the whole panel (2,000).
  * A stream beyond that is refused with a clear error. Streams without an owner (demo mode, where
  * everyone shares one identity) count only towards the panel's total.
  */
+import { isDatabaseUnreachable } from "../store/unavailable";
+
 export interface StreamLimits {
   perOwner: number;
   total: number;
@@ -19,58 +26,92 @@ export const DEFAULT_STREAM_LIMITS: Readonly<StreamLimits> = Object.freeze({ per
 
 export class StreamLimitError extends Error {}
 
+/** Whose streams a change concerns: a user's (by id for sessions, by name for proxy identities), or everyone's. */
+export interface StreamOwner {
+  userId: number | null;
+  username: string | null;
+}
+
+type Listener = { check: () => void; owner: StreamOwner | null };
+
+const sameUser = (a: StreamOwner | null, b: StreamOwner): boolean =>
+  a === null ||
+  (b.userId !== null && a.userId === b.userId) ||
+  (b.username !== null && a.username !== null && a.username.toLowerCase() === b.username.toLowerCase());
+
 export class SessionStreams {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<Listener>();
   private readonly perOwner = new Map<string, number>();
   private open = 0;
   readonly limits: Readonly<StreamLimits>;
   constructor(
     readonly recheckMs = 15_000,
     limits: Partial<StreamLimits> = {},
+    readonly checkTimeoutMs = 10_000,
   ) {
     this.limits = Object.freeze({ ...DEFAULT_STREAM_LIMITS, ...limits });
   }
 
-  /** Something about sessions changed: every open stream re-checks now. */
-  changed(): void {
-    for (const l of [...this.listeners]) l();
+  /** Something about sessions changed: the open streams of that user (or every stream) re-check now. */
+  changed(who?: StreamOwner): void {
+    for (const l of [...this.listeners]) if (!who || sameUser(l.owner, who)) l.check();
   }
 
   /**
-   * A signal that aborts with `base`, or when `stillValid()` turns false (then `ended()` is
+   * A signal that aborts with `base`, or when `stillValid()` answers false (then `ended()` is
    * true). Call `dispose()` when the stream ends. Throws StreamLimitError when `owner` (a session)
-   * or the panel already has as many streams open as allowed.
+   * or the panel already has as many streams open as allowed. `user`: whose stream it is, for
+   * `changed(user)`.
    */
-  bind(base: AbortSignal, stillValid: () => boolean, owner: string | null = null): { signal: AbortSignal; ended(): boolean; dispose(): void } {
+  bind(
+    base: AbortSignal,
+    stillValid: () => boolean | Promise<boolean>,
+    owner: string | null = null,
+    user: StreamOwner | null = null,
+  ): { signal: AbortSignal; ended(): boolean; dispose(): void } {
     const release = this.take(owner);
     const ctl = new AbortController();
     let revoked = false;
+    let checking = false;
+    let again = false;
     const check = () => {
       if (ctl.signal.aborted) return;
-      let ok = false;
-      try {
-        ok = stillValid();
-      } catch {
-        ok = false;
+      if (checking) {
+        again = true; // a change arrived during a check: look once more after it
+        return;
       }
-      if (!ok) {
-        revoked = true;
-        ctl.abort();
-      }
+      checking = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<"unknown">((r) => (timer = setTimeout(() => r("unknown"), this.checkTimeoutMs)));
+      void Promise.race([Promise.resolve().then(stillValid), timedOut])
+        // the database away: unknown, keep the stream; any other failure fails closed
+        .catch((err: unknown) => (isDatabaseUnreachable(err) ? ("unknown" as const) : false))
+        .then((ok) => {
+          clearTimeout(timer);
+          checking = false;
+          if (ok === false && !ctl.signal.aborted) {
+            revoked = true;
+            ctl.abort();
+          } else if (again) {
+            again = false;
+            check();
+          }
+        });
     };
     const onBase = () => ctl.abort();
     if (base.aborted) ctl.abort();
     else base.addEventListener("abort", onBase, { once: true });
     const timer = setInterval(check, this.recheckMs);
     timer.unref?.();
-    this.listeners.add(check);
+    const listener: Listener = { check, owner: user };
+    this.listeners.add(listener);
     return {
       signal: ctl.signal,
       ended: () => revoked,
       dispose: () => {
         release();
         clearInterval(timer);
-        this.listeners.delete(check);
+        this.listeners.delete(listener);
         base.removeEventListener("abort", onBase);
       },
     };

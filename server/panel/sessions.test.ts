@@ -30,7 +30,7 @@ let panel: Panel;
 
 beforeAll(async () => {
   agent = await startTestAgent();
-  tp = startTestPanel(agent, {
+  tp = await startTestPanel(agent, {
     env: { GPUDECK_SESSION_IDLE_MINUTES: "10", GPUDECK_SESSION_MAX_HOURS: "1" },
     panel: { streamRecheckMs: 200 },
   });
@@ -47,7 +47,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
@@ -70,7 +70,7 @@ describe("sign-in", () => {
     expect(set).not.toMatch(/Secure/); // plain http here; GPUDECK_PUBLIC_URL=https://… turns it on
     const { me: m } = await me(cookiePair(r.headers));
     expect(m.user).toMatchObject({ name: "vera", role: "viewer", via: "session" });
-    const row = panel.auth.audit.queryAudit({ action: "login", user: "vera", limit: 1 })[0]!;
+    const row = (await panel.auth.audit.queryAudit({ action: "login", user: "vera", limit: 1 }))[0]!;
     expect(row).toMatchObject({ outcome: "ok", sourceAddr: "10.20.30.40" });
   });
 
@@ -88,7 +88,7 @@ describe("sign-in", () => {
     const r = await call(panel, "session.login", { input: { username: "rita", password: "not her password" } });
     expect(r.status).toBe(401);
     expect(r.json?.error?.message).toBe("Invalid username or password.");
-    expect(panel.auth.audit.queryAudit({ action: "login", user: "rita", limit: 1 })[0]).toMatchObject({ outcome: "refused", reason: "wrong-password" });
+    expect((await panel.auth.audit.queryAudit({ action: "login", user: "rita", limit: 1 }))[0]).toMatchObject({ outcome: "refused", reason: "wrong-password" });
   });
 });
 
@@ -177,7 +177,7 @@ describe("sign-out", () => {
     const text = await stream.until(ENDED);
     expect(text).toMatch(/Your session has ended/);
     expect(text).toMatch(/UNAUTHORIZED/);
-    expect(panel.auth.audit.queryAudit({ action: "logout", user: "sam", limit: 1 })[0]).toMatchObject({ outcome: "ok" });
+    expect((await panel.auth.audit.queryAudit({ action: "logout", user: "sam", limit: 1 }))[0]).toMatchObject({ outcome: "ok" });
   });
 
   it("sign-out without a session just clears the cookie", async () => {
@@ -205,7 +205,7 @@ describe("password change", () => {
     // the new password works, the old one no longer does
     expect((await call(panel, "session.login", { input: { username: "paul", password: PASSWORD } })).status).toBe(401);
     expect((await call(panel, "session.login", { input: { username: "paul", password: NEW } })).status).toBe(200);
-    expect(panel.auth.audit.queryAudit({ action: "user.passwd", user: "paul", limit: 1 })[0]).toMatchObject({ outcome: "ok" });
+    expect((await panel.auth.audit.queryAudit({ action: "user.passwd", user: "paul", limit: 1 }))[0]).toMatchObject({ outcome: "ok" });
   });
 
   it("a wrong current password is refused clearly and leaves the session alone", async () => {
@@ -230,9 +230,9 @@ describe("password change", () => {
     const c = await login(panel, "rita");
     const stream = await openEventStream(panel, c);
     await stream.until(/"kind":"host-snapshot"/);
-    panel.auth.users.setDisabled("rita", true); // what `npm run user -- disable rita` does to the database
+    await panel.auth.users.setDisabled("rita", true); // what `npm run user -- disable rita` does to the database
     expect(await stream.until(ENDED, 3000)).toMatch(/Your session has ended/);
-    panel.auth.users.setDisabled("rita", false);
+    await panel.auth.users.setDisabled("rita", false);
   });
 });
 
@@ -247,7 +247,7 @@ describe("login rate limits through session.login", () => {
     expect(limited.status).toBe(429);
     expect(limited.json?.error?.message).toMatch(/^Too many failed sign-ins for this account; try again in \d+ min\.$/);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(60);
-    expect(panel.auth.audit.queryAudit({ action: "login", user: "ada", limit: 1 })[0]).toMatchObject({
+    expect((await panel.auth.audit.queryAudit({ action: "login", user: "ada", limit: 1 }))[0]).toMatchObject({
       outcome: "refused",
       reason: "rate limited (user+address)",
     });
@@ -272,12 +272,12 @@ describe("login rate limits through session.login", () => {
 
 describe("first-run setup", () => {
   it("no admin: the setup link's token creates the first admin once; a wrong token is refused", async () => {
-    const fresh = startTestPanel(agent, { panel: { background: false } });
+    const fresh = await startTestPanel(agent, { panel: { background: false } });
     try {
       const p = fresh.panel;
       const meFresh = await call(p, "session.me", { method: "GET" });
       expect((meFresh.json?.result?.data as Me).setupPending).toBe(true);
-      const setup = p.auth.users.ensureSetupToken()!;
+      const setup = (await p.auth.users.ensureSetupToken())!;
       const bad = await call(p, "setup.complete", { input: { token: "x".repeat(43), username: "root", password: PASSWORD } });
       expect(bad.status).toBe(403);
       expect(bad.json?.error?.message).toMatch(/setup link is invalid/);
@@ -288,16 +288,16 @@ describe("first-run setup", () => {
       expect((after.json?.result?.data as Me).user).toMatchObject({ name: "root", role: "admin" });
       const again = await call(p, "setup.complete", { input: { token: setup.token, username: "root2", password: PASSWORD } });
       expect(again.status).toBe(403);
-      expect(p.auth.audit.queryAudit({ action: "setup", limit: 5 }).map((r) => r.outcome)).toEqual(["refused", "ok", "refused"]);
+      expect((await p.auth.audit.queryAudit({ action: "setup", limit: 5 })).map((r) => r.outcome)).toEqual(["refused", "ok", "refused"]);
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 });
 
 describe("trusted reverse proxy", () => {
   it("believes the identity header only from a configured proxy address (the TCP peer, never X-Forwarded-For)", async () => {
-    const proxied = startTestPanel(agent, {
+    const proxied = await startTestPanel(agent, {
       env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "10.0.0.5" },
       panel: { background: false },
     });
@@ -311,7 +311,7 @@ describe("trusted reverse proxy", () => {
       expect(await who({ "x-gpudeck-peer": "10.20.30.40", "x-forwarded-for": "10.0.0.5", "x-forwarded-user": "ada" })).toBeNull();
       expect(await who({ "x-gpudeck-peer": "10.0.0.5", "x-forwarded-user": "mallory" })).toBeNull(); // unknown, no default role
     } finally {
-      proxied.close();
+      await proxied.close();
     }
   });
 });

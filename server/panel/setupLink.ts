@@ -3,6 +3,9 @@
  * someone is looking at: under systemd the panel's output goes to the journal, which other users
  * and log shippers read, so there the link goes to a file only the panel's user can read
  * (`<data dir>/setup-link`, mode 0600), and the log says where it is.
+ *
+ * Replicas on one PostgreSQL (`shared`): a replica starting while another's link is still valid
+ * issues none of its own (a new one would void the link someone may be about to open) and says so.
  */
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,11 +21,18 @@ export interface SetupAnnouncement {
   /** the panel's output is a terminal (not the journal or a pipe) */
   interactive: boolean;
   log: (msg: string) => void;
+  /** the database is shared with other replicas: keep a setup link one of them issued */
+  shared?: boolean;
 }
 
-export function announceSetup({ auth, dataDir, base, interactive, log }: SetupAnnouncement): void {
+export async function announceSetup({ auth, dataDir, base, interactive, log, shared }: SetupAnnouncement): Promise<void> {
   const file = path.join(dataDir, SETUP_LINK_FILE);
-  const setup = auth.users.ensureSetupToken();
+  if (shared && (await auth.users.setupPending())) {
+    log("no admin account yet: another panel replica (or `npm run user -- setup-token`) issued a setup link that is still valid; use that one");
+    log("(or: npm run user -- setup-token for a new one, which voids it)");
+    return;
+  }
+  const setup = await auth.users.ensureSetupToken();
   if (!setup) {
     rmSync(file, { force: true }); // an admin exists: a link left from an earlier start is void anyway
     return;

@@ -33,14 +33,14 @@ describe("stream caps with sign-in", () => {
   let tp: TestPanel;
   const open: Stream[] = [];
   beforeAll(async () => {
-    tp = startTestPanel(agent, { env: { GPUDECK_STREAMS_PER_SESSION: "3", GPUDECK_STREAMS_MAX: "5" } });
+    tp = await startTestPanel(agent, { env: { GPUDECK_STREAMS_PER_SESSION: "3", GPUDECK_STREAMS_MAX: "5" } });
     await addUser(tp.panel, "ada", "admin");
     await addUser(tp.panel, "vera", "viewer");
     await hostConnected(tp.panel);
   });
   afterAll(async () => {
     await Promise.all(open.map((s) => s.close()));
-    tp?.close();
+    await tp?.close();
   });
 
   it("refuses a session's 4th stream with a clear error; a closed one frees its slot", async () => {
@@ -73,7 +73,7 @@ describe("stream caps with sign-in", () => {
 
 describe("stream caps in demo mode (one shared identity)", () => {
   it("only the panel's total applies", async () => {
-    const tp = startTestPanel(agent, { env: { GPUDECK_DEMO: "1", GPUDECK_STREAMS_PER_SESSION: "1", GPUDECK_STREAMS_MAX: "3" } });
+    const tp = await startTestPanel(agent, { env: { GPUDECK_DEMO: "1", GPUDECK_STREAMS_PER_SESSION: "1", GPUDECK_STREAMS_MAX: "3" } });
     const open: Stream[] = [];
     try {
       await hostConnected(tp.panel);
@@ -85,7 +85,7 @@ describe("stream caps in demo mode (one shared identity)", () => {
       expect(await refusal(tp, null)).toMatch(/The panel has 3 live streams open/);
     } finally {
       await Promise.all(open.map((s) => s.close()));
-      tp.close();
+      await tp.close();
     }
   });
 });

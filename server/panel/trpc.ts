@@ -21,7 +21,9 @@ import type { AuditSettler } from "./fleet/auditSettler";
 import type { Fleet } from "./fleet/fleet";
 import type { HostLink } from "./fleet/hostLink";
 import type { HostStore } from "./fleet/hostStore";
+import type { PanelEventBus } from "../store/eventBus";
 import type { LazyStore } from "../store/lazyStore";
+import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import type { AlertsService } from "../alerts/service";
 import type { StatusPageService } from "../statusPage/statusService";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
@@ -43,6 +45,8 @@ export interface PanelRequest {
   sessionId: string | null;
   /** Why the request is not authenticated, as a sentence for the UI; null when it is. */
   authRefusal: string | null;
+  /** The database could not be reached to authenticate this request: the sentence saying so (SERVICE_UNAVAILABLE). */
+  unavailable: string | null;
   /** Procedures of this request whose refusals the `audited` middleware records (the endpoint then does not). */
   auditedCalls: Set<string>;
 }
@@ -60,6 +64,8 @@ export interface PanelServices {
   settler: AuditSettler;
   /** The panel database through Kysely (SQLite or PostgreSQL), opened on first use. */
   store: LazyStore;
+  /** Panel events from every replica (audit rows, session and host changes), in id order. */
+  events: PanelEventBus;
   streams: SessionStreams;
   refusals: RefusalRecorder;
   /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
@@ -74,14 +80,23 @@ export type PanelContext = Context & { panelRequest: PanelRequest; services: Pan
 
 // --- 2. Procedures --------------------------------------------------------------------
 
-/** Any caller, signed in or not, with the panel's context typed. */
-export const panelProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * Any caller, signed in or not, with the panel's context typed. Whatever fails below because the
+ * database is away becomes SERVICE_UNAVAILABLE with a sentence saying so (a replica that lost
+ * PostgreSQL refuses changes clearly rather than with "internal error").
+ */
+export const panelProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const { panelRequest, services } = ctx as Partial<PanelContext>;
   if (!panelRequest || !services) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "panel context missing" });
-  return next({ ctx: { panelRequest, services } });
+  const result = await next({ ctx: { panelRequest, services } });
+  if (!result.ok && result.error.code !== "SERVICE_UNAVAILABLE" && isDatabaseUnreachable(result.error)) {
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: unavailableSentence(services.store.dialect, result.error), cause: result.error });
+  }
+  return result;
 });
 
 export function notSignedIn(req: PanelRequest): TRPCError {
+  if (req.unavailable) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: req.unavailable });
   return new TRPCError({ code: "UNAUTHORIZED", message: `Not signed in: ${req.authRefusal ?? "sign in first"}.` });
 }
 
@@ -122,14 +137,19 @@ export function audited(describe: (raw: Record<string, unknown>) => AuditedCall)
       const rawInput: unknown = await getRawInput().catch(() => undefined);
       const raw = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
       const call = describe(raw);
-      ctx.services.refusals.record(ctx.panelRequest, ctx.actor, {
-        action: call.action,
-        unit: call.unit ?? null,
-        reason: call.reason ?? null,
-        outcome: REFUSAL_CODES.has(result.error.code) ? "refused" : "error",
-        detail: `${call.detailPrefix ?? ""}${errorDetail(result.error)}`,
-        host: call.host,
-      });
+      try {
+        await ctx.services.refusals.record(ctx.panelRequest, ctx.actor, {
+          action: call.action,
+          unit: call.unit ?? null,
+          reason: call.reason ?? null,
+          outcome: REFUSAL_CODES.has(result.error.code) ? "refused" : "error",
+          detail: `${call.detailPrefix ?? ""}${errorDetail(result.error)}`,
+          host: call.host,
+        });
+      } catch (err) {
+        // the database is away (that is what the caller is told); the refusal cannot be stored
+        console.error(`[panel] could not audit a refused call: ${(err as Error).message}`);
+      }
     }
     return result;
   });
@@ -171,11 +191,11 @@ export interface SessionBoundStream {
  */
 export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: PanelServices }, signal: AbortSignal | undefined): SessionBoundStream {
   const { services, panelRequest: req } = ctx;
-  const stillValid = (): boolean => {
+  const stillValid = async (): Promise<boolean> => {
     if (services.demo) return true;
     // a stream staying open is not the person doing something: it must not renew the idle timeout
-    if (req.sessionId) return services.auth.sessions.validateSession(req.sessionId, { touch: false }).ok;
-    if (req.principal?.via === "proxy") return !(services.auth.users.getUser(req.principal.username)?.disabled ?? false);
+    if (req.sessionId) return (await services.auth.sessions.validateSession(req.sessionId, { touch: false })).ok;
+    if (req.principal?.via === "proxy") return !((await services.auth.users.getUser(req.principal.username))?.disabled ?? false);
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
@@ -183,7 +203,8 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
   const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
   let bound: ReturnType<SessionStreams["bind"]>;
   try {
-    bound = services.streams.bind(base.signal, stillValid, owner);
+    const user = req.principal ? { userId: req.principal.userId, username: req.principal.username } : null;
+    bound = services.streams.bind(base.signal, stillValid, owner, user);
   } catch (err) {
     base.dispose();
     if (err instanceof StreamLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: err.message });

@@ -16,7 +16,7 @@ export interface StatusHttpDeps {
   service: StatusPageService;
   allowedHosts: readonly string[];
   /** a panel session (or demo mode) */
-  signedIn(req: Request): boolean;
+  signedIn(req: Request): boolean | Promise<boolean>;
   shutdown: AbortSignal;
   /** how often an open stream looks for a change */
   streamIntervalMs?: number;
@@ -42,7 +42,7 @@ async function check(req: Request, deps: StatusHttpDeps, pathToken: string | nul
   const token = raw && TOKEN_RE.test(raw) ? raw : null;
   const access = await deps.service.access(token);
   if (access.ok) return { ok: true, token, isPublic: token === null };
-  if (deps.signedIn(req)) return { ok: true, token: null, isPublic: false };
+  if (await deps.signedIn(req)) return { ok: true, token: null, isPublic: false };
   return fail(access.status, access.message);
 }
 

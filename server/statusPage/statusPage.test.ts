@@ -22,7 +22,9 @@ let forbidden: string[] = [];
 
 beforeAll(async () => {
   agent = await startTestAgent();
-  tp = startTestPanel(agent, { panel: { alerts: { tickMs: 200, groupWindowMs: 200 }, statusPage: { documentTtlMs: 0, uptimeTtlMs: 0, settingsTtlMs: 0 } } });
+  tp = await startTestPanel(agent, {
+    panel: { alerts: { tickMs: 200, groupWindowMs: 200 }, statusPage: { documentTtlMs: 0, uptimeTtlMs: 0, settingsTtlMs: 0 } },
+  });
   panel = tp.panel;
   await addUser(panel, "ada", "admin");
   admin = await login(panel, "ada");
@@ -39,7 +41,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
@@ -81,12 +83,12 @@ describe("the status page", () => {
     expect((await page("/status")).status).toBe(401);
     expect((await page("/status?token=wrong-token-0123456789")).status).toBe(403);
     expect((await json("/api/status")).status).toBe(401);
-    const rows = panel.auth.audit.queryAudit({ limit: 5 }).map((a) => [a.action, a.outcome]);
+    const rows = (await panel.auth.audit.queryAudit({ limit: 5 })).map((a) => [a.action, a.outcome]);
     expect(rows.slice(0, 2)).toEqual([
       ["status-page.rotate-token", "ok"],
       ["status-page.update", "ok"],
     ]);
-    expect(JSON.stringify(panel.auth.audit.queryAudit({ limit: 5 }))).not.toContain(token);
+    expect(JSON.stringify(await panel.auth.audit.queryAudit({ limit: 5 }))).not.toContain(token);
   });
 
   it("with the token (query or path) and no session: every unit under its Description, in plain words, with uptime; nothing internal", async () => {
@@ -163,13 +165,13 @@ describe("the status page", () => {
     expect((await mutate("statusPage.update", { groups: [{ name: "x", units: ["not a unit"] }] })).status).toBe(400);
   });
 
-  it("the panel's server lets /status and /status/<token> through without a session (the page checks itself)", () => {
+  it("the panel's server lets /status and /status/<token> through without a session (the page checks itself)", async () => {
     const req = (url: string) =>
       ({ method: "GET", url, headers: { host: "127.0.0.1:3000" }, socket: { remoteAddress: "127.0.0.1" } }) as unknown as IncomingMessage;
-    expect(pageRedirect(req(`/status?token=${token}`), panel)).toBeNull();
-    expect(pageRedirect(req(`/status/${token}`), panel)).toBeNull();
-    expect(pageRedirect(req("/statusx"), panel)).toMatchObject({ location: "/login?next=%2Fstatusx" });
-    expect(pageRedirect(req("/status/a/b"), panel)).not.toBeNull();
+    expect(await pageRedirect(req(`/status?token=${token}`), panel)).toBeNull();
+    expect(await pageRedirect(req(`/status/${token}`), panel)).toBeNull();
+    expect(await pageRedirect(req("/statusx"), panel)).toMatchObject({ location: "/login?next=%2Fstatusx" });
+    expect(await pageRedirect(req("/status/a/b"), panel)).not.toBeNull();
   });
 
   it("answers only to the panel's own names (DNS-rebinding guard)", async () => {
@@ -179,7 +181,7 @@ describe("the status page", () => {
 
 describe("who may see it", () => {
   const env = "env-token-0123456789abcdef";
-  it("GPUDECK_STATUS_TOKEN turns it on with that token; a stored token works only while the page is on", () => {
+  it("GPUDECK_STATUS_TOKEN turns it on with that token; a stored token works only while the page is on", async () => {
     expect(checkAccess(DEFAULT_SETTINGS, null, null)).toMatchObject({ ok: false, status: 404 });
     expect(checkAccess(DEFAULT_SETTINGS, env, env)).toEqual({ ok: true });
     expect(checkAccess(DEFAULT_SETTINGS, env, null)).toMatchObject({ ok: false, status: 401 });

@@ -14,15 +14,42 @@ import type { PanelSchema } from "./schema";
 
 export const PANEL_DB_FILE = "panel.db";
 
-export type Dialect = "sqlite" | "postgres";
+export type { Dialect } from "./dialect";
+import type { Dialect } from "./dialect";
+
+export type Db = Kysely<PanelSchema>;
+
+export interface WriteOptions {
+  /**
+   * PostgreSQL: take this transaction-scoped advisory lock first, so writes that check before
+   * they change (the last admin, a user name being free) run one at a time across replicas.
+   * SQLite needs none: a write transaction there is one at a time already (BEGIN IMMEDIATE).
+   */
+  lock?: string;
+}
 
 export interface Store {
-  readonly db: Kysely<PanelSchema>;
+  readonly db: Db;
   readonly dialect: Dialect;
-  /** where it is, for logs and /healthz (never a password) */
+  /** where it is, for logs (never a password) */
   readonly where: string;
   /** the database's own clock, ms: one clock for every replica (the action guard, limits) */
   nowMs(): Promise<number>;
+  /**
+   * One write transaction. SQLite: BEGIN IMMEDIATE (the write lock up front, so a check and the
+   * change after it cannot interleave with another process, the CLI say); PostgreSQL: a plain
+   * transaction, behind `options.lock` when given. Use only `tx` inside: on SQLite `db` waits for
+   * the one connection `tx` holds.
+   */
+  write<T>(fn: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /** SQLite: run `fn` while Kysely's one connection is held, so no Kysely transaction is open meanwhile (for `sqliteHandle`). */
+  withSqliteHandle?<T>(fn: (handle: Database.Database) => T | Promise<T>): Promise<T>;
+  /** SQLite: the better-sqlite3 handle under Kysely; use it only inside `withSqliteHandle`. */
+  readonly sqliteHandle?: Database.Database;
+  /** PostgreSQL: the pool Kysely uses (rate-limiter-flexible's store shares it). */
+  readonly pgPool?: pg.Pool;
+  /** PostgreSQL: a new client of its own, not from the pool (one LISTEN connection). */
+  newPgClient?(): pg.Client;
   close(): Promise<void>;
 }
 
@@ -34,6 +61,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** PostgreSQL: connections in the pool. Default 10. */
   poolSize?: number;
+  /** PostgreSQL: give up connecting after this long, so a request fails with a clear error rather than hang. Default 5000 ms. */
+  connectTimeoutMs?: number;
 }
 
 /** "postgres://user:secret@db:5432/gpudeck" → "postgres://user@db:5432/gpudeck". */
@@ -56,14 +85,33 @@ const pgTypes = {
 };
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5000);
+  const store = options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000)
+    : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5000);
   try {
-    await migrateToLatest(store.db, store.dialect);
+    await migrate(store);
   } catch (err) {
     await store.close();
-    throw new Error(`cannot prepare the panel database (${store.where}): ${(err as Error).message}`);
+    throw new Error(`cannot prepare the panel database (${store.where}): ${(err as Error).message}`, { cause: err });
   }
   return store;
+}
+
+/**
+ * PostgreSQL: the Migrator's advisory lock lets one replica migrate while the others wait. SQLite
+ * has no such lock across processes: two opening a new file together (the panel and the CLI) may
+ * both try the first migration; the loser's transaction rolls back, and trying again finds the
+ * work done.
+ */
+async function migrate(store: Store): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateToLatest(store.db, store.dialect);
+    } catch (err) {
+      if (store.dialect !== "sqlite" || attempt >= 3) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 }
 
 function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
@@ -81,12 +129,27 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
     dialect: "sqlite",
     where: `SQLite ${file}`,
     nowMs: async () => Date.now(),
+    write: (fn) =>
+      db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (err) {
+          if (sqlite.inTransaction) await sql`rollback`.execute(conn);
+          throw err;
+        }
+      }),
+    withSqliteHandle: (fn) => db.connection().execute(async () => fn(sqlite)),
+    sqliteHandle: sqlite,
     close: () => db.destroy(),
   };
 }
 
-function openPostgres(url: string, max: number): Store {
-  const pool = new pg.Pool({ connectionString: url, max, types: pgTypes });
+function openPostgres(url: string, max: number, connectTimeoutMs: number): Store {
+  const config = { connectionString: url, types: pgTypes, connectionTimeoutMillis: connectTimeoutMs };
+  const pool = new pg.Pool({ ...config, max });
   // an idle client that loses its server must not crash the process; the next query reports it
   pool.on("error", () => undefined);
   const db = new Kysely<PanelSchema>({ dialect: new PostgresDialect({ pool }) });
@@ -95,9 +158,19 @@ function openPostgres(url: string, max: number): Store {
     dialect: "postgres",
     where: `PostgreSQL ${redactDatabaseUrl(url)}`,
     nowMs: async () => {
-      const r = await sql<{ ms: number }>`select (extract(epoch from clock_timestamp()) * 1000)::int8 as ms`.execute(db);
+      const r = await sql<{ ms: number }>`select ${pgNowMs} as ms`.execute(db);
       return r.rows[0]!.ms;
     },
+    write: (fn, options) =>
+      db.transaction().execute(async (tx) => {
+        if (options?.lock) await sql`select pg_advisory_xact_lock(hashtext(${options.lock}))`.execute(tx);
+        return fn(tx);
+      }),
+    pgPool: pool,
+    newPgClient: () => new pg.Client(config),
     close: () => db.destroy(),
   };
 }
+
+/** PostgreSQL's clock in ms, as an SQL expression (clock_timestamp: the time now, not the transaction's start). */
+export const pgNowMs = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::int8`;

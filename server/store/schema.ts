@@ -81,6 +81,20 @@ export interface ActionGuardTable {
   last_at: Ms;
 }
 
+/** rate-limiter-flexible's counters (migration 003): one row per bucket key. */
+export interface LoginLimitsTable {
+  key: string;
+  points: number;
+  /** ms; null: never */
+  expire: Ms | null;
+}
+
+/** Keys of audit rows written once for every replica together (migration 003). */
+export interface AuditOnceTable {
+  key: string;
+  at: Ms;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -89,4 +103,6 @@ export interface PanelSchema extends AlertTables {
   hosts: HostsTable;
   panel_events: PanelEventsTable;
   action_guard: ActionGuardTable;
+  login_limits: LoginLimitsTable;
+  audit_once: AuditOnceTable;
 }

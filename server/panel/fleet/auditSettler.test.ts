@@ -21,13 +21,13 @@ beforeAll(async () => {
   agentDir = mkdtempSync(path.join(tmpdir(), "gpudeck-agent-"));
   agent = await startTestAgent({ dataDir: agentDir });
   port = Number(new URL(agent.url).port);
-  tp = startTestPanel(agent);
+  tp = await startTestPanel(agent);
   await addUser(tp.panel, "ada", "admin");
   ada = await login(tp.panel, "ada");
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
   rmSync(agentDir, { recursive: true, force: true });
 });
@@ -46,17 +46,17 @@ describe("audit settler on the fleet's agent stream", () => {
 
   it("writes the job result into the audit row when the job ends", async () => {
     const id = await restart(EMBED);
-    const row = tp.panel.auth.audit.getAudit(id)!;
+    const row = (await tp.panel.auth.audit.getAudit(id))!;
     expect(row.jobId).toBeGreaterThan(0);
     expect(["pending", "done"]).toContain(row.outcome);
-    await expect.poll(() => tp.panel.auth.audit.getAudit(id)!.outcome, { timeout: 10_000 }).toBe("done");
+    await expect.poll(async () => (await tp.panel.auth.audit.getAudit(id))!.outcome, { timeout: 10_000 }).toBe("done");
   });
 
   it("survives an agent restart: reconnects, settles orphaned rows, keeps updating outcomes", async () => {
     const host = HOST;
     const oldBoot = tp.panel.fleet.get(HOST)!.bootId;
     // a row whose job will never be reported (it ended while nobody watched)
-    const orphan = tp.panel.auth.audit.recordAudit({
+    const orphan = await tp.panel.auth.audit.recordAudit({
       at: Date.now() - 120_000,
       user: "ada",
       role: "admin",
@@ -73,8 +73,8 @@ describe("audit settler on the fleet's agent stream", () => {
     agent = await startTestAgent({ dataDir: agentDir, port });
     await expect.poll(() => tp.panel.fleet.get(HOST)!.bootId, { timeout: 15_000 }).not.toBe(oldBoot);
     expect(tp.panel.fleet.get(HOST)!.bootId).toBe(agent.hub.bootId);
-    expect(tp.panel.auth.audit.getAudit(orphan)).toMatchObject({ outcome: "unknown" });
+    expect(await tp.panel.auth.audit.getAudit(orphan)).toMatchObject({ outcome: "unknown" });
     const id = await restart(EMBED);
-    await expect.poll(() => tp.panel.auth.audit.getAudit(id)!.outcome, { timeout: 10_000 }).toBe("done");
+    await expect.poll(async () => (await tp.panel.auth.audit.getAudit(id))!.outcome, { timeout: 10_000 }).toBe("done");
   }, 40_000);
 });

@@ -1,19 +1,19 @@
 /**
  * Hosts that admins added on the Hosts page, in the panel database (`hosts` table). The token is
- * stored as the agent needs it (the panel must send it), in a file only the panel's user can
- * read; it is never returned by a procedure or logged: reads give a hint ("…f3a9") at most.
+ * stored as the agent needs it (the panel must send it), in a database only the panel can read;
+ * it is never returned by a procedure or logged: reads give a hint ("…f3a9") at most.
+ *
+ * Every change publishes a `hosts` panel event in the same transaction: each replica then re-reads
+ * the table and brings its fleet (one stream per agent) in line (`syncStoredHosts`).
  */
-import type { PanelDb } from "../../auth/db";
+import type { Selectable } from "kysely";
+import type { Store } from "../../store/database";
+import { NO_NOTIFIER, publishEvent, type EventNotifier } from "../../store/events";
+import type { StoreSource } from "../../store/lazyStore";
+import type { HostsTable } from "../../store/schema";
 import type { HostConfig } from "./hostsConfig";
 
-interface HostRow {
-  name: string;
-  url: string;
-  token: string;
-  created_at: number;
-  created_by: string | null;
-  updated_at: number;
-}
+type HostRow = Selectable<HostsTable>;
 
 export interface StoredHost extends HostConfig {
   createdAt: number;
@@ -23,39 +23,60 @@ export interface StoredHost extends HostConfig {
 
 export class HostStore {
   constructor(
-    private readonly db: PanelDb,
+    private readonly source: StoreSource,
     private readonly clock: () => number = Date.now,
+    private readonly events: EventNotifier = NO_NOTIFIER,
   ) {}
 
-  list(): StoredHost[] {
-    return (this.db.prepare("SELECT * FROM hosts ORDER BY name").all() as HostRow[]).map(toHost);
+  async list(): Promise<StoredHost[]> {
+    const { db } = await this.source.get();
+    return (await db.selectFrom("hosts").selectAll().orderBy("name").execute()).map(toHost);
   }
 
-  get(name: string): StoredHost | null {
-    const row = this.db.prepare("SELECT * FROM hosts WHERE name = ?").get(name) as HostRow | undefined;
+  async get(name: string): Promise<StoredHost | null> {
+    const { db } = await this.source.get();
+    const row = await db.selectFrom("hosts").selectAll().where("name", "=", name).executeTakeFirst();
     return row ? toHost(row) : null;
   }
 
-  add(host: { name: string; url: string; token: string }, by: string | null): StoredHost {
+  /** A write and its `hosts` event, in one transaction. */
+  private async change<T>(name: string, fn: (tx: Store["db"]) => Promise<T>): Promise<T> {
+    const store = await this.source.get();
+    const result = await store.write(async (tx) => {
+      const r = await fn(tx);
+      await publishEvent(tx, store.dialect, "hosts", { name }, this.clock());
+      return r;
+    });
+    this.events.poke();
+    return result;
+  }
+
+  async add(host: { name: string; url: string; token: string }, by: string | null): Promise<StoredHost> {
     const now = this.clock();
-    this.db
-      .prepare("INSERT INTO hosts (name, url, token, created_at, created_by, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(host.name, host.url, host.token, now, by, now);
-    return this.get(host.name)!;
+    const row = await this.change(host.name, (tx) =>
+      tx
+        .insertInto("hosts")
+        .values({ name: host.name, url: host.url, token: host.token, created_at: now, created_by: by, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return toHost(row);
   }
 
   /** Changes url and/or token; null when there is no such host. */
-  update(name: string, change: { url?: string; token?: string }): StoredHost | null {
-    const before = this.get(name);
-    if (!before) return null;
-    this.db
-      .prepare("UPDATE hosts SET url = ?, token = ?, updated_at = ? WHERE name = ?")
-      .run(change.url ?? before.url, change.token ?? before.token, this.clock(), name);
-    return this.get(name);
+  async update(name: string, change: { url?: string; token?: string }): Promise<StoredHost | null> {
+    const set = {
+      ...(change.url !== undefined ? { url: change.url } : {}),
+      ...(change.token !== undefined ? { token: change.token } : {}),
+      updated_at: this.clock(),
+    };
+    const row = await this.change(name, (tx) => tx.updateTable("hosts").set(set).where("name", "=", name).returningAll().executeTakeFirst());
+    return row ? toHost(row) : null;
   }
 
-  remove(name: string): boolean {
-    return this.db.prepare("DELETE FROM hosts WHERE name = ?").run(name).changes > 0;
+  async remove(name: string): Promise<boolean> {
+    const gone = await this.change(name, (tx) => tx.deleteFrom("hosts").where("name", "=", name).executeTakeFirst());
+    return Number(gone.numDeletedRows) > 0;
   }
 }
 
@@ -76,4 +97,40 @@ function toHost(row: HostRow): StoredHost {
 export function tokenHint(token: string | null): string | null {
   if (!token) return null;
   return token.length >= 12 ? `…${token.slice(-4)}` : "…";
+}
+
+/** What syncStoredHosts changes: a fleet's links (the fleet hub, ./fleet.ts). */
+export interface HostLinks {
+  get(name: string): { config: HostConfig } | undefined;
+  all(): { name: string; config: HostConfig }[];
+  put(config: HostConfig): unknown;
+  remove(name: string): boolean;
+}
+
+/**
+ * Bring a fleet in line with the hosts table (after a `hosts` event from any replica, and at
+ * start): stored hosts missing here are added, changed ones replaced (a new address or token
+ * starts their stream afresh), and hosts of the Hosts page no longer stored are removed. Hosts
+ * from the agents file or the environment win over a stored host of the same name.
+ */
+export function syncStoredHosts(fleet: HostLinks, stored: readonly StoredHost[]): { added: string[]; changed: string[]; removed: string[] } {
+  const out = { added: [] as string[], changed: [] as string[], removed: [] as string[] };
+  const names = new Set(stored.map((h) => h.name));
+  for (const host of stored) {
+    const link = fleet.get(host.name);
+    if (!link) {
+      fleet.put(host);
+      out.added.push(host.name);
+    } else if (link.config.source === "panel" && (link.config.url !== host.url || link.config.token !== host.token)) {
+      fleet.put(host);
+      out.changed.push(host.name);
+    }
+  }
+  for (const link of fleet.all()) {
+    if (link.config.source === "panel" && !names.has(link.name)) {
+      fleet.remove(link.name);
+      out.removed.push(link.name);
+    }
+  }
+  return out;
 }

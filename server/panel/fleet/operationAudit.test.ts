@@ -1,46 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, AuditQuery, AuditRow, AuditStore } from "../../auth/audit";
+import { AuditStore } from "../../auth/audit";
 import type { Operation } from "../../contract/operations";
+import type { Dialect } from "../../store/database";
+import { fixedStore } from "../../store/lazyStore";
+import { testDatabasesForFile, type TestDb } from "../../store/testing/databases";
 import { OperationAudit, operationOutcome } from "./operationAudit";
 
-/** The three calls OperationAudit makes, over an array. */
-function memoryAudit() {
-  const list: AuditRow[] = [];
-  const store = {
-    recordAudit(e: AuditEntry): number {
-      const row: AuditRow = {
-        id: list.length + 1,
-        at: e.at ?? 0,
-        user: e.user,
-        role: e.role,
-        sourceAddr: e.sourceAddr,
-        host: e.host,
-        unit: e.unit,
-        action: e.action,
-        reason: e.reason,
-        outcome: e.outcome,
-        jobId: e.jobId ?? null,
-        detail: e.detail ?? null,
-      };
-      list.push(row);
-      return row.id;
-    },
-    updateAuditOutcome(id: number, outcome: string, extra: { detail?: string | null } = {}): boolean {
-      const row = list.find((r) => r.id === id)!;
-      row.outcome = outcome;
-      if (extra.detail !== undefined) row.detail = extra.detail;
-      return true;
-    },
-    queryAudit(q: AuditQuery = {}): AuditRow[] {
-      return list
-        .filter(
-          (r) =>
-            (!q.host || r.host === q.host) && (!q.unit || r.unit === q.unit) && (!q.action || r.action === q.action) && (!q.outcome || r.outcome === q.outcome),
-        )
-        .reverse();
-    },
+const dbs = testDatabasesForFile("the audit rows of GPU-aware operations");
+
+/** A real audit store on a fresh database, and its rows oldest first. */
+async function auditOn(dialect: Dialect, db?: TestDb) {
+  const store = await (db ?? (await dbs.fresh(dialect))).open();
+  return {
+    store: new AuditStore(fixedStore(store)),
+    rows: async () => (await new AuditStore(fixedStore(store)).queryAudit({ limit: 1000 })).reverse(),
   };
-  return { list, store: store as unknown as AuditStore };
 }
 
 function op(steps: Operation["step"][], over: Partial<Operation> = {}): Operation {
@@ -70,11 +44,11 @@ function op(steps: Operation["step"][], over: Partial<Operation> = {}): Operatio
   };
 }
 
-describe("OperationAudit", () => {
-  it("one row per step, each once even when events repeat; the request row gets the final outcome", () => {
-    const { list, store } = memoryAudit();
+describe.each(dbs.dialects)("OperationAudit on %s", (dialect) => {
+  it("one row per step, each once even when events repeat; the request row gets the final outcome", async () => {
+    const { rows, store } = await auditOn(dialect);
     const a = new OperationAudit(store);
-    const request = store.recordAudit({
+    const request = await store.recordAudit({
       user: "otto",
       role: "operator",
       sourceAddr: "10.0.0.1",
@@ -85,11 +59,12 @@ describe("OperationAudit", () => {
       outcome: "pending",
     });
     // events can come before the router gets its answer back
-    a.handle("gpu-a", op(["stopping"]));
-    a.track("gpu-a", op(["stopping", "waiting-for-gpus"]), request);
-    a.handle("gpu-a", op(["stopping", "waiting-for-gpus"])); // progress within the step
-    a.handle("gpu-a", op(["stopping", "waiting-for-gpus", "starting", "started"]));
-    a.handle("gpu-a", op(["stopping", "waiting-for-gpus", "starting", "started"])); // replay after a reconnect
+    await a.handle("gpu-a", op(["stopping"]));
+    await a.track("gpu-a", op(["stopping", "waiting-for-gpus"]), request);
+    await a.handle("gpu-a", op(["stopping", "waiting-for-gpus"])); // progress within the step
+    await a.handle("gpu-a", op(["stopping", "waiting-for-gpus", "starting", "started"]));
+    await a.handle("gpu-a", op(["stopping", "waiting-for-gpus", "starting", "started"])); // replay after a reconnect
+    const list = await rows();
     expect(list.slice(1).map((r) => [r.outcome, r.detail, r.user, r.action])).toEqual([
       ["stopping", "operation abc-o1 step stopping: stopping text", "otto", "restart"],
       ["waiting-for-gpus", "operation abc-o1 step waiting-for-gpus: waiting-for-gpus text", "otto", "restart"],
@@ -99,9 +74,9 @@ describe("OperationAudit", () => {
     expect(list[0]).toMatchObject({ outcome: "done", detail: "GPU-aware restart: operation abc-o1: m" });
   });
 
-  it("after a panel restart the request row is found by the operation id in its detail", () => {
-    const { list, store } = memoryAudit();
-    store.recordAudit({
+  it("after a panel restart the request row is found by the operation id in its detail", async () => {
+    const { rows, store } = await auditOn(dialect);
+    await store.recordAudit({
       user: "otto",
       role: "operator",
       sourceAddr: null,
@@ -112,11 +87,19 @@ describe("OperationAudit", () => {
       outcome: "pending",
       detail: "GPU-aware restart: operation abc-o1",
     });
-    new OperationAudit(store).handle("gpu-a", op(["waiting-for-gpus", "timed-out"]));
-    expect(list[0]!.outcome).toBe("timeout");
+    await new OperationAudit(store).handle("gpu-a", op(["waiting-for-gpus", "timed-out"]));
+    expect((await rows())[0]!.outcome).toBe("timeout");
   });
 
-  it("outcomes: a refusal before any stop is 'refused'; a failure later is 'failed'", () => {
+  it.runIf(dialect === "postgres")("two replicas seeing the same steps write each step once", async () => {
+    const db = await dbs.fresh(dialect);
+    const [a, b] = [await auditOn(dialect, db), await auditOn(dialect, db)];
+    const steps = op(["stopping", "waiting-for-gpus", "starting"]);
+    await Promise.all([new OperationAudit(a.store).handle("gpu-a", steps), new OperationAudit(b.store).handle("gpu-a", steps)]);
+    expect((await a.rows()).map((r) => r.outcome)).toEqual(["stopping", "waiting-for-gpus", "starting"]);
+  });
+
+  it("outcomes: a refusal before any stop is 'refused'; a failure later is 'failed'", async () => {
     const foreign = [{ pid: 1, cmdline: [], processName: "x", unit: null, gpuUuid: "GPU-1", gpuIndex: 0, usedMiB: 1, startedAtMs: 1 }];
     expect(operationOutcome(op(["failed"], { foreign }))).toBe("refused");
     expect(operationOutcome(op(["stopping", "waiting-for-gpus", "failed"], { foreign }))).toBe("failed");

@@ -6,8 +6,9 @@
  * when it refused before stopping anything (a foreign process on the unit's GPUs), else "failed".
  * Every step the operation enters gets a row of its own: the same action, outcome = the step
  * name, detail `operation <id> step <step>: <message>`, user = who asked. Progress within a step
- * is not audited. Each step is written once per panel process (events replayed after a
- * reconnect are recognised).
+ * is not audited. Each step is written once for every panel replica together (each sees the same
+ * agent event: the first to claim the step's key in `audit_once` writes it) and events replayed
+ * after a reconnect are recognised.
  */
 import type { AuditStore } from "../../auth/audit";
 import { isFinalOperationStep, type Operation } from "../../contract/operations";
@@ -38,19 +39,19 @@ export class OperationAudit {
   constructor(private readonly audit: AuditStore) {}
 
   /** The units router wrote the request's row and got the operation back. */
-  track(host: string, op: Operation, auditId: number): void {
+  async track(host: string, op: Operation, auditId: number): Promise<void> {
     this.remember(this.requests, `${host}\u0000${op.id}`, auditId);
-    this.audit.updateAuditOutcome(auditId, operationOutcome(op), { detail: `GPU-aware ${op.kind}: operation ${op.id}` });
-    this.handle(host, op);
+    await this.audit.updateAuditOutcome(auditId, operationOutcome(op), { detail: `GPU-aware ${op.kind}: operation ${op.id}` });
+    await this.handle(host, op);
   }
 
   /** An `operation` event (any step or progress) of `host`. */
-  handle(host: string, op: Operation): void {
-    op.steps.forEach((s, i) => {
+  async handle(host: string, op: Operation): Promise<void> {
+    for (const [i, s] of op.steps.entries()) {
       const key = `${host}\u0000${op.id}\u0000${i}`;
-      if (this.written.has(key)) return;
+      if (this.written.has(key)) continue;
       this.remember(this.written, key);
-      this.audit.recordAudit({
+      await this.audit.recordAuditOnce(`operation-step/${host}/${op.id}/${i}`, {
         at: s.atMs,
         user: op.user,
         role: op.role,
@@ -62,19 +63,19 @@ export class OperationAudit {
         outcome: s.step,
         detail: `operation ${op.id} step ${s.step}: ${s.message}`,
       });
-    });
-    if (isFinalOperationStep(op.step)) this.settleRequest(host, op);
+    }
+    if (isFinalOperationStep(op.step)) await this.settleRequest(host, op);
   }
 
-  private settleRequest(host: string, op: Operation): void {
-    const id = this.requests.get(`${host}\u0000${op.id}`) ?? this.findRequest(host, op);
+  private async settleRequest(host: string, op: Operation): Promise<void> {
+    const id = this.requests.get(`${host}\u0000${op.id}`) ?? (await this.findRequest(host, op));
     if (id !== null)
-      this.audit.updateAuditOutcome(id, operationOutcome(op), { detail: `GPU-aware ${op.kind}: operation ${op.id}: ${op.message}`.slice(0, 4000) });
+      await this.audit.updateAuditOutcome(id, operationOutcome(op), { detail: `GPU-aware ${op.kind}: operation ${op.id}: ${op.message}`.slice(0, 4000) });
   }
 
-  /** After a panel restart the map is empty: the pending row whose detail names the operation. */
-  private findRequest(host: string, op: Operation): number | null {
-    const rows = this.audit.queryAudit({ host, unit: op.unit, action: op.kind, outcome: "pending", limit: 100 });
+  /** After a panel restart (or on a replica that did not take the request) the map is empty: the pending row whose detail names the operation. */
+  private async findRequest(host: string, op: Operation): Promise<number | null> {
+    const rows = await this.audit.queryAudit({ host, unit: op.unit, action: op.kind, outcome: "pending", limit: 100 });
     return rows.find((r) => r.detail?.includes(`operation ${op.id}`))?.id ?? null;
   }
 

@@ -49,11 +49,11 @@ function silenceChange(action: string) {
   });
 }
 
-function record(
+async function record(
   ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } },
   row: { action: string; host?: string | null; unit?: string | null; reason?: string | null; detail: string },
-) {
-  ctx.services.auth.audit.recordAudit({
+): Promise<void> {
+  await ctx.services.auth.audit.recordAudit({
     user: ctx.actor.user,
     role: ctx.actor.role,
     sourceAddr: ctx.panelRequest.sourceAddr,
@@ -96,7 +96,7 @@ const channelsRouter = router({
     .input(addChannelInput)
     .mutation(async ({ input, ctx }) => {
       const view = await channelCall(() => ctx.services.alerts.addChannel(input, ctx.actor.user));
-      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelAdd, detail: `channel=${view.name} type=${view.type} url=${view.urlHint}` });
+      await record(ctx, { action: ALERT_AUDIT_ACTIONS.channelAdd, detail: `channel=${view.name} type=${view.type} url=${view.urlHint}` });
       return view;
     }),
   update: channelChange(ALERT_AUDIT_ACTIONS.channelUpdate)
@@ -109,14 +109,14 @@ const channelsRouter = router({
           k === "url" ? `url=${urlHint(input.url!)}` : ["token", "password"].includes(k) ? `${k} ${input[k as "token"] === null ? "removed" : "replaced"}` : k,
         )
         .join(" ");
-      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelUpdate, detail: `channel=${view.name}: ${changed || "no change"}` });
+      await record(ctx, { action: ALERT_AUDIT_ACTIONS.channelUpdate, detail: `channel=${view.name}: ${changed || "no change"}` });
       return view;
     }),
   remove: channelChange(ALERT_AUDIT_ACTIONS.channelRemove)
     .input(channelIdInput)
     .mutation(async ({ input, ctx }) => {
       const removed = await channelCall(() => ctx.services.alerts.removeChannel(input.id));
-      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelRemove, detail: `channel=${removed.name} removed` });
+      await record(ctx, { action: ALERT_AUDIT_ACTIONS.channelRemove, detail: `channel=${removed.name} removed` });
       return { removed: removed.id };
     }),
   /** Queues a test message; `alerts.deliveries({ channelId })` shows how it went. */
@@ -124,7 +124,7 @@ const channelsRouter = router({
     .input(channelIdInput)
     .mutation(async ({ input, ctx }) => {
       const { channel, messageId } = await channelCall(() => ctx.services.alerts.testChannel(input.id));
-      record(ctx, { action: ALERT_AUDIT_ACTIONS.channelTest, detail: `channel=${channel.name}: test message ${messageId} queued` });
+      await record(ctx, { action: ALERT_AUDIT_ACTIONS.channelTest, detail: `channel=${channel.name}: test message ${messageId} queued` });
       return { queued: true, messageId };
     }),
 });
@@ -136,7 +136,7 @@ const silencesRouter = router({
     .mutation(async ({ input, ctx }) => {
       maySilence(ctx, input.host, input.unit);
       const silence = await ctx.services.alerts.addSilence(input, ctx.actor.user);
-      record(ctx, {
+      await record(ctx, {
         action: ALERT_AUDIT_ACTIONS.silenceAdd,
         host: input.host,
         unit: input.unit ?? null,
@@ -152,7 +152,7 @@ const silencesRouter = router({
       if (!before) throw new TRPCError({ code: "NOT_FOUND", message: `There is no silence ${input.id} in force.` });
       maySilence(ctx, before.host, before.unit ?? undefined);
       await ctx.services.alerts.endSilence(input.id, ctx.actor.user);
-      record(ctx, { action: ALERT_AUDIT_ACTIONS.silenceRemove, host: before.host, unit: before.unit, detail: `silence ${input.id} ended early` });
+      await record(ctx, { action: ALERT_AUDIT_ACTIONS.silenceRemove, host: before.host, unit: before.unit, detail: `silence ${input.id} ended early` });
       return { ended: input.id };
     }),
 });

@@ -54,7 +54,7 @@ export const gpuFaultProcedures = {
       try {
         const r = await link.client.gpus.killHolder.mutate(input, asActor(actor));
         const owner = r.unit ?? "outside any unit";
-        services.auth.audit.recordAudit({
+        await services.auth.audit.recordAudit({
           ...base,
           outcome: "ok",
           detail: `SIGKILL PID ${r.pid} (${owner}: ${formatCmdline(r.cmdline, 200)}) holding memory on ${formatGpus([r.gpu])}`,
@@ -63,7 +63,7 @@ export const gpuFaultProcedures = {
         return r;
       } catch (err) {
         const e = toPanelError(err, link.errorContext);
-        services.auth.audit.recordAudit({
+        await services.auth.audit.recordAudit({
           ...base,
           outcome: e.code === "INTERNAL_SERVER_ERROR" ? "error" : "refused",
           detail: `pid=${input.pid}: ${e.message}`,
@@ -85,7 +85,7 @@ export const crashLoopProcedures = {
       const decision = can(actor, "stop", { host, unit: name }, services.auth.authorization);
       if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
       const link = hostLink(services, host);
-      const auditId = services.auth.audit.recordAudit({
+      const auditId = await services.auth.audit.recordAudit({
         user: actor.user,
         role: actor.role,
         sourceAddr: ctx.panelRequest.sourceAddr,
@@ -101,14 +101,14 @@ export const crashLoopProcedures = {
         const r = await link.client.units.stopLoop.mutate({ name, reason }, asActor(actor));
         const outcome = r.jobId === null ? "done" : (services.settler.finishedOutcome(host, r.jobId) ?? "pending");
         const restarts = r.evidence.restarts.length;
-        services.auth.audit.updateAuditOutcome(auditId, outcome, {
+        await services.auth.audit.updateAuditOutcome(auditId, outcome, {
           jobId: r.jobId,
           detail: `stop, then reset-failed; ${restarts} restart${restarts === 1 ? "" : "s"} in the evidence`,
         });
         return { ...r, auditId };
       } catch (err) {
         const e = toPanelError(err, link.errorContext);
-        services.auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });
+        await services.auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });
         throw e;
       }
     }),

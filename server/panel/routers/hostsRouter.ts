@@ -45,13 +45,13 @@ function hostChange(action: string) {
   });
 }
 
-function record(
+async function record(
   ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } },
   action: string,
   host: string,
   detail: string,
-) {
-  ctx.services.auth.audit.recordAudit({
+): Promise<void> {
+  await ctx.services.auth.audit.recordAudit({
     user: ctx.actor.user,
     role: ctx.actor.role,
     sourceAddr: ctx.panelRequest.sourceAddr,
@@ -79,36 +79,36 @@ export const hostsRouter = router({
 
   add: hostChange("host.add")
     .input(addHostInput)
-    .mutation(({ input, ctx }) => {
+    .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       if (services.fleet.get(input.name)) throw new TRPCError({ code: "CONFLICT", message: `A host named ${input.name} already exists.` });
-      const stored = services.hostStore.add({ name: input.name, url: input.url.replace(/\/+$/, ""), token: input.token }, ctx.actor.user);
+      const stored = await services.hostStore.add({ name: input.name, url: input.url.replace(/\/+$/, ""), token: input.token }, ctx.actor.user);
       const link = services.fleet.put(stored);
-      record(ctx, "host.add", input.name, `url=${stored.url}`);
+      await record(ctx, "host.add", input.name, `url=${stored.url}`);
       return hostView(link, ctx.actor);
     }),
 
   update: hostChange("host.update")
     .input(updateHostInput)
-    .mutation(({ input, ctx }) => {
+    .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       editable(services, input.name);
-      const stored = services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token });
+      const stored = await services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token });
       if (!stored) throw new TRPCError({ code: "NOT_FOUND", message: `There is no host named ${input.name} on the Hosts page.` });
       const link = services.fleet.put(stored);
       const changes = [input.url !== undefined ? `url=${stored.url}` : null, input.token !== undefined ? "token replaced" : null].filter(Boolean);
-      record(ctx, "host.update", input.name, changes.length ? changes.join(" ") : "no change");
+      await record(ctx, "host.update", input.name, changes.length ? changes.join(" ") : "no change");
       return hostView(link, ctx.actor);
     }),
 
   remove: hostChange("host.remove")
     .input(removeHostInput)
-    .mutation(({ input, ctx }) => {
+    .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       editable(services, input.name);
-      services.hostStore.remove(input.name);
+      await services.hostStore.remove(input.name);
       services.fleet.remove(input.name);
-      record(ctx, "host.remove", input.name, "removed");
+      await record(ctx, "host.remove", input.name, "removed");
       return { removed: input.name };
     }),
 });

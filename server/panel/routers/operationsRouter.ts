@@ -14,12 +14,10 @@ import { asActor, audited, callHost, hostLink, notSignedIn, signedInProcedure } 
 export const OPERATION_CANCEL_AUDIT_ACTION = "operation.cancel";
 
 export const operationsRouter = router({
-  get: signedInProcedure
-    .input(hostOperationInput)
-    .query(async ({ input: { host, id }, ctx }) => ({
-      ...(await callHost(ctx.services, host, (agent) => agent.operations.get.query({ id }, asActor(ctx.actor)))),
-      host,
-    })),
+  get: signedInProcedure.input(hostOperationInput).query(async ({ input: { host, id }, ctx }) => ({
+    ...(await callHost(ctx.services, host, (agent) => agent.operations.get.query({ id }, asActor(ctx.actor)))),
+    host,
+  })),
   list: signedInProcedure.input(hostOperationListInput).query(async ({ input: { host, unit }, ctx }) => {
     const ops = await callHost(ctx.services, host, (agent) => agent.operations.list.query(unit ? { unit } : undefined, asActor(ctx.actor)));
     return ops.map((o) => ({ ...o, host }));
@@ -51,18 +49,18 @@ export const operationsRouter = router({
       const decision = can(actor, op.kind, { host, unit: op.unit }, services.auth.authorization);
       if (!decision.allowed) {
         const message = `Not allowed: ${decision.reason}.`;
-        services.auth.audit.recordAudit({ ...base, outcome: "refused", detail: message });
+        await services.auth.audit.recordAudit({ ...base, outcome: "refused", detail: message });
         ctx.audit.recorded = true;
         throw new TRPCError({ code: "FORBIDDEN", message });
       }
       try {
         const after = await link.client.operations.cancel.mutate({ id }, asActor(actor));
-        services.auth.audit.recordAudit({ ...base, outcome: "ok", detail: `${op.kind} when its GPUs are free, during ${op.step}` });
+        await services.auth.audit.recordAudit({ ...base, outcome: "ok", detail: `${op.kind} when its GPUs are free, during ${op.step}` });
         ctx.audit.recorded = true;
         return { ...after, host };
       } catch (err) {
         const e = toPanelError(err, link.errorContext);
-        services.auth.audit.recordAudit({ ...base, outcome: e.code === "CONFLICT" || e.code === "FORBIDDEN" ? "refused" : "error", detail: e.message });
+        await services.auth.audit.recordAudit({ ...base, outcome: e.code === "CONFLICT" || e.code === "FORBIDDEN" ? "refused" : "error", detail: e.message });
         ctx.audit.recorded = true;
         throw e;
       }

@@ -24,7 +24,7 @@ export const revealRouter = router({
       const decision = services.auth.can(actor, "secrets.reveal");
       if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
       const revealed = await callHost(services, input.host, (agent) => agent.reveal.unit.query({ name: input.name }, asActor(actor)));
-      services.auth.audit.recordAudit({
+      await services.auth.audit.recordAudit({
         user: actor.user,
         role: actor.role,
         sourceAddr: req.sourceAddr,

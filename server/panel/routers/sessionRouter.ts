@@ -20,16 +20,27 @@ export const publicUser = (p: { username: string; role: string; unitPatterns: re
 });
 
 export const sessionRouter = router({
-  /** Who am I? Public: null user when signed out, with why and whether first-run setup is pending. */
-  me: panelProcedure.query(({ ctx }) => {
+  /**
+   * Who am I? Public: null user when signed out, with why and whether first-run setup is pending.
+   * `unavailable`: the panel cannot reach its database (the sentence to show on every page, e.g.
+   * as a banner: sign-in, changes and actions are refused until it is back); null normally.
+   */
+  me: panelProcedure.query(async ({ ctx }) => {
     const { panelRequest: req, services } = ctx;
     if (services.demo)
-      return { user: publicUser({ username: "demo", role: "admin", unitPatterns: [] }, "demo"), demo: true, setupPending: false, signedOutReason: null };
+      return {
+        user: publicUser({ username: "demo", role: "admin", unitPatterns: [] }, "demo"),
+        demo: true,
+        setupPending: false,
+        signedOutReason: null,
+        unavailable: null,
+      };
+    if (req.unavailable) return { user: null, demo: false, setupPending: false, signedOutReason: req.unavailable, unavailable: req.unavailable };
     if (!ctx.actor || !req.principal) {
-      const setupPending = services.auth.users.setupPending() || services.auth.users.countActiveAdmins() === 0;
-      return { user: null, demo: false, setupPending, signedOutReason: req.authRefusal };
+      const setupPending = (await services.auth.users.setupPending()) || (await services.auth.users.countActiveAdmins()) === 0;
+      return { user: null, demo: false, setupPending, signedOutReason: req.authRefusal, unavailable: null };
     }
-    return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null };
+    return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null, unavailable: null };
   }),
 
   login: panelProcedure.input(z.object({ username: usernameInput, password: passwordInput }).strict()).mutation(async ({ input, ctx }) => {
@@ -44,15 +55,21 @@ export const sessionRouter = router({
       }
       throw new TRPCError({ code: "UNAUTHORIZED", message: "Invalid username or password." });
     }
-    if (req.sessionId) services.auth.sessions.endSession(req.sessionId);
+    if (req.sessionId) await services.auth.sessions.endSession(req.sessionId);
     req.resHeaders.append("Set-Cookie", result.setCookie);
     return { user: publicUser(result.user, "session") };
   }),
 
-  logout: panelProcedure.mutation(({ ctx }) => {
+  logout: panelProcedure.mutation(async ({ ctx }) => {
     const { panelRequest: req, services } = ctx;
     if (services.demo) return { ended: false };
-    const { ended, setCookie } = services.auth.logout({ sessionId: req.sessionId, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+    if (req.unavailable) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: req.unavailable });
+    const { ended, setCookie } = await services.auth.logout({
+      sessionId: req.sessionId,
+      secure: req.secure,
+      sourceAddr: req.sourceAddr,
+      userAgent: req.userAgent,
+    });
     req.resHeaders.append("Set-Cookie", setCookie);
     services.streams.changed();
     return { ended };
@@ -67,7 +84,7 @@ export const sessionRouter = router({
         throw new TRPCError({ code: "BAD_REQUEST", message: "This identity has no panel password to change (demo mode or reverse-proxy sign-in)." });
       }
       // The current password is a credential: guessing it is throttled like sign-in.
-      const attempt = services.auth.limiter.attempt(principal.username, req.sourceAddr);
+      const attempt = await services.auth.limiter.attempt(principal.username, req.sourceAddr);
       if (!attempt.allowed) {
         throw new TRPCError({
           code: "TOO_MANY_REQUESTS",
@@ -83,7 +100,7 @@ export const sessionRouter = router({
           sourceAddr: req.sourceAddr,
           userAgent: req.userAgent,
         });
-        attempt.succeeded();
+        await attempt.succeeded();
         req.resHeaders.append("Set-Cookie", result.setCookie);
         services.streams.changed(); // other browsers' streams end now
         return { ok: true as const };

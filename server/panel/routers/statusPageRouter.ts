@@ -23,8 +23,12 @@ function change(action: string) {
   return audited(() => ({ action, unit: null, host: null })).use(({ ctx, next }) => next({ ctx: { actor: requireAdmin(ctx) } }));
 }
 
-function record(ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } }, action: string, detail: string) {
-  ctx.services.auth.audit.recordAudit({
+async function record(
+  ctx: { actor: Actor; panelRequest: PanelRequest; services: PanelServices; audit: { recorded: boolean } },
+  action: string,
+  detail: string,
+): Promise<void> {
+  await ctx.services.auth.audit.recordAudit({
     user: ctx.actor.user,
     role: ctx.actor.role,
     sourceAddr: ctx.panelRequest.sourceAddr,
@@ -50,12 +54,12 @@ export const statusPageRouter = router({
         input.showHosts !== undefined ? `showHosts=${input.showHosts}` : null,
         input.groups !== undefined ? `groups=${input.groups.map((g) => g.name).join("|") || "none"}` : null,
       ].filter(Boolean);
-      record(ctx, ALERT_AUDIT_ACTIONS.statusPageUpdate, parts.join(" ") || "no change");
+      await record(ctx, ALERT_AUDIT_ACTIONS.statusPageUpdate, parts.join(" ") || "no change");
       return view;
     }),
   rotateToken: change(ALERT_AUDIT_ACTIONS.statusPageRotateToken).mutation(async ({ ctx }) => {
     const r = await ctx.services.statusPage.rotateToken(ctx.actor.user);
-    record(ctx, ALERT_AUDIT_ACTIONS.statusPageRotateToken, `new link token …${r.token.slice(-4)}; the previous one no longer works`);
+    await record(ctx, ALERT_AUDIT_ACTIONS.statusPageRotateToken, `new link token …${r.token.slice(-4)}; the previous one no longer works`);
     return r;
   }),
 });

@@ -41,14 +41,14 @@ function unitAction(action: UnitAction) {
       if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
       const link = hostLink(services, host);
       const base = { user: actor.user, role: actor.role, sourceAddr: req.sourceAddr, host, unit: input.name, action, reason: input.reason || null };
-      const claim = auth.guard.claim({ host, unit: input.name, action, user: actor.user, confirmed: input.confirmed === true });
+      const claim = await auth.guard.claim({ host, unit: input.name, action, user: actor.user, confirmed: input.confirmed === true });
       if (!claim.ok) {
-        auth.audit.recordAudit({ ...base, outcome: "refused", detail: `confirmation required: ${claim.message}` });
+        await auth.audit.recordAudit({ ...base, outcome: "refused", detail: `confirmation required: ${claim.message}` });
         ctx.audit.recorded = true;
         // UI: show the message and offer to repeat with { confirmed: true }.
         throw new TRPCError({ code: "CONFLICT", message: `Confirmation required: ${claim.message}.` });
       }
-      const auditId = auth.audit.recordAudit({ ...base, outcome: "pending", detail: input.confirmed ? "confirmed after a recent action" : null });
+      const auditId = await auth.audit.recordAudit({ ...base, outcome: "pending", detail: input.confirmed ? "confirmed after a recent action" : null });
       ctx.audit.recorded = true;
       try {
         const r = await link.client.units[procedure].mutate(
@@ -57,16 +57,16 @@ function unitAction(action: UnitAction) {
         );
         if ("operationId" in r && r.operationId) {
           // GPU-aware: audited step by step from the host's stream (fleet/operationAudit.ts)
-          services.settler.operations.track(host, r.operation, auditId);
+          await services.settler.operations.track(host, r.operation, auditId);
           return { ...r, auditId };
         }
         const outcome = r.jobId === null ? "done" : (services.settler.finishedOutcome(host, r.jobId) ?? "pending");
-        auth.audit.updateAuditOutcome(auditId, outcome, { jobId: r.jobId });
+        await auth.audit.updateAuditOutcome(auditId, outcome, { jobId: r.jobId });
         return { ...r, auditId };
       } catch (err) {
-        claim.release();
+        await claim.release();
         const e = toPanelError(err, link.errorContext);
-        auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });
+        await auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });
         throw e;
       }
     });
@@ -88,7 +88,7 @@ export const unitsRouter = router({
   get: signedInProcedure.input(hostUnitInput).query(async ({ input: { host, name }, ctx }) => {
     const { services } = ctx;
     const detail = await callHost(services, host, (agent) => agent.units.get.query({ name }, asActor(ctx.actor)));
-    const recent = services.auth.guard.peek(host, name);
+    const recent = await services.auth.guard.peek(host, name);
     return {
       host,
       detail,

@@ -24,7 +24,7 @@ const cookie: Record<string, string> = {};
 
 beforeAll(async () => {
   agent = await startTestAgent();
-  tp = startTestPanel(agent, { panel: { streamRecheckMs: 60_000 } });
+  tp = await startTestPanel(agent, { panel: { streamRecheckMs: 60_000 } });
   panel = tp.panel;
   await addUser(panel, "ada", "admin");
   await addUser(panel, "alan", "admin");
@@ -34,7 +34,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  tp?.close();
+  await tp?.close();
   await agent?.close();
 });
 
@@ -43,8 +43,8 @@ const mutate = (path: string, input: unknown, user: string | null = "ada") => ca
 const list = (user: string | null = "ada") => call(panel, "users.list", { method: "GET", cookie: user ? as(user) : null });
 const usersOf = (r: RpcResult) => r.json!.result!.data as PanelUser[];
 const messageOf = (r: RpcResult) => r.json?.error?.message ?? r.text;
-const lastAuditId = () => panel.auth.audit.queryAudit({ limit: 1 })[0]?.id ?? 0;
-const auditSince = (mark: number) => panel.auth.audit.queryAudit({ limit: 1000 }).filter((r) => r.id > mark);
+const lastAuditId = async () => (await panel.auth.audit.queryAudit({ limit: 1 }))[0]?.id ?? 0;
+const auditSince = async (mark: number) => (await panel.auth.audit.queryAudit({ limit: 1000 })).filter((r) => r.id > mark);
 
 async function meOf(c: string) {
   const r = await call(panel, "session.me", { method: "GET", cookie: c });
@@ -66,7 +66,7 @@ describe("an admin manages users", () => {
   });
 
   it("creates a user who can then sign in; the audit row says what was created, never the password", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("create", {
       username: "bob",
       role: "operator",
@@ -81,7 +81,7 @@ describe("an admin manages users", () => {
       disabled: false,
       lastSignInAt: null,
     });
-    const rows = auditSince(mark);
+    const rows = await auditSince(mark);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       user: "ada",
@@ -98,23 +98,23 @@ describe("an admin manages users", () => {
   });
 
   it("refuses a name that exists (any case) with CONFLICT", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("create", { username: "BOB", role: "viewer", unitPatterns: [], password: "carol-passphrase-xyz" });
     expect(r.status).toBe(409);
     expect(messageOf(r)).toBe("A user named 'BOB' already exists.");
-    expect(auditSince(mark)).toEqual([
+    expect(await auditSince(mark)).toEqual([
       expect.objectContaining({ user: "ada", action: "user.add", outcome: "refused", detail: "user=BOB: A user named 'BOB' already exists." }),
     ]);
   });
 
   it("updates role and unit patterns; the change applies to the user's next request and is audited", async () => {
     const c = await login(panel, "bob", NEW_PASSWORD);
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("update", { username: "Bob", role: "viewer", unitPatterns: ["vllm-team-b-*"] });
     expect(r.status, r.text).toBe(200);
     expect(r.json?.result?.data).toMatchObject({ name: "bob", role: "viewer", unitPatterns: ["vllm-team-b-*"] });
     expect(await meOf(c)).toMatchObject({ name: "bob", role: "viewer" });
-    expect(auditSince(mark)[0]).toMatchObject({
+    expect((await auditSince(mark))[0]).toMatchObject({
       action: "user.update",
       outcome: "ok",
       detail: "user=bob role operator→viewer units vllm-team-a-*,vllm-x.service→vllm-team-b-*",
@@ -124,7 +124,7 @@ describe("an admin manages users", () => {
     expect(back.json?.result?.data).toMatchObject({ role: "operator", unitPatterns: ["vllm-team-b-*"] });
     const cleared = await mutate("update", { username: "bob", unitPatterns: [] });
     expect(cleared.json?.result?.data).toMatchObject({ role: "operator", unitPatterns: [] });
-    expect(panel.auth.audit.queryAudit({ action: "user.update", limit: 1 })[0]!.detail).toBe("user=bob units vllm-team-b-*→(none)");
+    expect((await panel.auth.audit.queryAudit({ action: "user.update", limit: 1 }))[0]!.detail).toBe("user=bob units vllm-team-b-*→(none)");
   });
 
   it("an update with nothing to change, or of an unknown user, is refused clearly", async () => {
@@ -134,7 +134,7 @@ describe("an admin manages users", () => {
     const unknown = await mutate("update", { username: "nobody", role: "viewer" });
     expect(unknown.status).toBe(404);
     expect(messageOf(unknown)).toBe("There is no user named 'nobody'.");
-    expect(panel.auth.audit.queryAudit({ action: "user.update", limit: 1 })[0]).toMatchObject({
+    expect((await panel.auth.audit.queryAudit({ action: "user.update", limit: 1 }))[0]).toMatchObject({
       outcome: "refused",
       detail: "user=nobody: There is no user named 'nobody'.",
     });
@@ -144,21 +144,25 @@ describe("an admin manages users", () => {
     const c = await login(panel, "bob", NEW_PASSWORD);
     const stream = await openEventStream(panel, c);
     await stream.until(/"kind":"host-snapshot"/);
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("setDisabled", { username: "bob", disabled: true });
     expect(r.status, r.text).toBe(200);
     expect(r.json?.result?.data).toMatchObject({ name: "bob", disabled: true });
     // the panel rechecks streams every 60 s here: ending within 3 s means it was told at once
     expect(await stream.until(ENDED, 3000)).toMatch(/Your session has ended/);
     expect(await meOf(c)).toBeNull();
-    expect(panel.auth.sessions.listSessions(panel.auth.users.getUser("bob")!.id)).toHaveLength(0);
+    expect(await panel.auth.sessions.listSessions((await panel.auth.users.getUser("bob"))!.id)).toHaveLength(0);
     expect((await call(panel, "session.login", { input: { username: "bob", password: NEW_PASSWORD } })).status).toBe(401);
-    expect(auditSince(mark).find((row) => row.action === "user.disable")).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob sessions ended" });
+    expect((await auditSince(mark)).find((row) => row.action === "user.disable")).toMatchObject({
+      user: "ada",
+      outcome: "ok",
+      detail: "user=bob sessions ended",
+    });
 
     const enabled = await mutate("setDisabled", { username: "bob", disabled: false });
     expect(enabled.status, enabled.text).toBe(200);
     expect(enabled.json?.result?.data).toMatchObject({ disabled: false });
-    expect(panel.auth.audit.queryAudit({ action: "user.enable", limit: 1 })[0]).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob" });
+    expect((await panel.auth.audit.queryAudit({ action: "user.enable", limit: 1 }))[0]).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob" });
     await login(panel, "bob", NEW_PASSWORD);
   });
 
@@ -167,7 +171,7 @@ describe("an admin manages users", () => {
     const second = await login(panel, "bob", NEW_PASSWORD, { "x-gpudeck-peer": "10.9.9.9" });
     const stream = await openEventStream(panel, second);
     await stream.until(/"kind":"host-snapshot"/);
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("resetPassword", { username: "bob", password: RESET_PASSWORD });
     expect(r.status, r.text).toBe(200);
     expect(await stream.until(ENDED, 3000)).toMatch(/Your session has ended/);
@@ -175,7 +179,11 @@ describe("an admin manages users", () => {
     expect(await meOf(second)).toBeNull();
     expect((await call(panel, "session.login", { input: { username: "bob", password: NEW_PASSWORD } })).status).toBe(401);
     await login(panel, "bob", RESET_PASSWORD);
-    expect(auditSince(mark).find((row) => row.action === "user.passwd")).toMatchObject({ user: "ada", outcome: "ok", detail: "user=bob sessions ended" });
+    expect((await auditSince(mark)).find((row) => row.action === "user.passwd")).toMatchObject({
+      user: "ada",
+      outcome: "ok",
+      detail: "user=bob sessions ended",
+    });
     // the admin's own session is untouched
     expect(await meOf(as("ada"))).toMatchObject({ name: "ada" });
   });
@@ -218,13 +226,13 @@ describe("input validation", () => {
     ["no password", { username: "carol", role: "viewer" }, /password/],
   ];
   it.each(cases)("create refuses %s, clearly, audited, nothing created", async (_label, input, message) => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("create", input);
     expect(r.status, r.text).toBe(400);
     expect(messageOf(r)).toMatch(message);
-    expect(panel.auth.users.getUser("carol")).toBeNull();
-    expect(panel.auth.users.listUsers().map((u) => u.username)).not.toContain("carol-passphrase-xyz");
-    const rows = auditSince(mark);
+    expect(await panel.auth.users.getUser("carol")).toBeNull();
+    expect((await panel.auth.users.listUsers()).map((u) => u.username)).not.toContain("carol-passphrase-xyz");
+    const rows = await auditSince(mark);
     expect(rows).toHaveLength(1); // once, not twice (the endpoint's own hook does not record it again)
     expect(rows[0]).toMatchObject({ user: "ada", action: "user.add", outcome: "refused", unit: null });
     expect(rows[0]!.detail).toContain(messageOf(r).split(": ").pop()!.slice(0, 20));
@@ -240,7 +248,7 @@ describe("input validation", () => {
     const role = await mutate("update", { username: "bob", role: "superuser" });
     expect(role.status).toBe(400);
     expect(messageOf(role)).toMatch(/role must be viewer, operator or admin/);
-    expect(panel.auth.users.getUser("bob")).toMatchObject({ disabled: false, role: "operator" });
+    expect(await panel.auth.users.getUser("bob")).toMatchObject({ disabled: false, role: "operator" });
   });
 });
 
@@ -254,12 +262,12 @@ describe("who may manage users", () => {
   ];
   for (const who of ["vera", "otto"]) {
     it.each(attempts)(`${who} may not %s: FORBIDDEN with a clear message, audited`, async (_label, path, input, action) => {
-      const mark = lastAuditId();
+      const mark = await lastAuditId();
       const r = await mutate(path, input, who);
       expect(r.status).toBe(403);
       expect(r.json?.error?.data?.code).toBe("FORBIDDEN");
       expect(messageOf(r)).toBe("Not allowed: only admins can manage users.");
-      expect(auditSince(mark)).toEqual([
+      expect(await auditSince(mark)).toEqual([
         expect.objectContaining({
           user: who,
           action,
@@ -272,18 +280,18 @@ describe("who may manage users", () => {
     });
 
     it(`${who} may not list users, and the refusal is audited`, async () => {
-      const mark = lastAuditId();
+      const mark = await lastAuditId();
       const r = await list(who);
       expect(r.status).toBe(403);
       expect(messageOf(r)).toBe("Not allowed: only admins can manage users.");
-      expect(auditSince(mark)).toEqual([expect.objectContaining({ user: who, action: "user.list", outcome: "refused" })]);
+      expect(await auditSince(mark)).toEqual([expect.objectContaining({ user: who, action: "user.list", outcome: "refused" })]);
     });
   }
 
-  it("nothing the refused callers asked for happened", () => {
-    expect(panel.auth.users.getUser("mallory")).toBeNull();
-    expect(panel.auth.users.getUser("otto")!.role).toBe("operator");
-    expect(panel.auth.users.getUser("ada")!.disabled).toBe(false);
+  it("nothing the refused callers asked for happened", async () => {
+    expect(await panel.auth.users.getUser("mallory")).toBeNull();
+    expect((await panel.auth.users.getUser("otto"))!.role).toBe("operator");
+    expect((await panel.auth.users.getUser("ada"))!.disabled).toBe(false);
   });
 
   it("a wrong-typed input from a non-admin gets FORBIDDEN, not a validation hint", async () => {
@@ -292,18 +300,18 @@ describe("who may manage users", () => {
   });
 
   it("signed out: UNAUTHORIZED, and a change attempt is audited by address", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const r = await mutate("setDisabled", { username: "ada", disabled: true }, null);
     expect(r.status).toBe(401);
     expect(messageOf(r)).toMatch(/^Not signed in/);
-    expect(auditSince(mark)).toEqual([expect.objectContaining({ user: null, action: "user.disable", outcome: "refused", sourceAddr: "10.20.30.40" })]);
+    expect(await auditSince(mark)).toEqual([expect.objectContaining({ user: null, action: "user.disable", outcome: "refused", sourceAddr: "10.20.30.40" })]);
     expect((await list(null)).status).toBe(401);
   });
 });
 
 describe("rules that keep the panel manageable", () => {
   it("an admin cannot disable, demote or reset themself here (any spelling of their name)", async () => {
-    const mark = lastAuditId();
+    const mark = await lastAuditId();
     const disable = await mutate("setDisabled", { username: "ADA", disabled: true });
     expect(disable.status).toBe(403);
     expect(messageOf(disable)).toBe("You cannot disable your own account; another admin has to.");
@@ -313,12 +321,12 @@ describe("rules that keep the panel manageable", () => {
     const reset = await mutate("resetPassword", { username: "ada", password: "my own new passphrase" });
     expect(reset.status).toBe(403);
     expect(messageOf(reset)).toMatch(/account page/);
-    expect(auditSince(mark).map((r) => [r.action, r.outcome, r.user])).toEqual([
+    expect((await auditSince(mark)).map((r) => [r.action, r.outcome, r.user])).toEqual([
       ["user.passwd", "refused", "ada"],
       ["user.update", "refused", "ada"],
       ["user.disable", "refused", "ada"],
     ]);
-    expect(panel.auth.users.getUser("ada")).toMatchObject({ role: "admin", disabled: false });
+    expect(await panel.auth.users.getUser("ada")).toMatchObject({ role: "admin", disabled: false });
     expect(await meOf(as("ada"))).toMatchObject({ name: "ada", role: "admin" });
     // keeping their own role while changing patterns is no demotion
     expect((await mutate("update", { username: "ada", role: "admin", unitPatterns: ["vllm-*"] })).status).toBe(200);
@@ -337,7 +345,7 @@ describe("rules that keep the panel manageable", () => {
   });
 
   it("the last enabled admin can be neither disabled nor demoted (a proxy admin without a local account tries)", async () => {
-    const proxied = startTestPanel(agent, {
+    const proxied = await startTestPanel(agent, {
       env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: "10.20.30.40", GPUDECK_PROXY_DEFAULT_ROLE: "admin" },
       panel: { background: false },
     });
@@ -351,8 +359,8 @@ describe("rules that keep the panel manageable", () => {
       const demote = await asProxy("update", { username: "root", role: "viewer" });
       expect(demote.status).toBe(409);
       expect(messageOf(demote)).toBe("Refusing to demote the last enabled admin: make another user an admin first.");
-      expect(p.auth.users.getUser("root")).toMatchObject({ role: "admin", disabled: false });
-      expect(p.auth.audit.queryAudit({ user: "oncall", limit: 10 }).map((r) => [r.action, r.outcome])).toEqual([
+      expect(await p.auth.users.getUser("root")).toMatchObject({ role: "admin", disabled: false });
+      expect((await p.auth.audit.queryAudit({ user: "oncall", limit: 10 })).map((r) => [r.action, r.outcome])).toEqual([
         ["user.update", "refused"],
         ["user.disable", "refused"],
       ]);
@@ -360,14 +368,14 @@ describe("rules that keep the panel manageable", () => {
       expect((await asProxy("create", { username: "second", role: "admin", unitPatterns: [], password: PASSWORD })).status).toBe(200);
       expect((await asProxy("setDisabled", { username: "root", disabled: true })).status).toBe(200);
     } finally {
-      proxied.close();
+      await proxied.close();
     }
   });
 });
 
 describe("the audit log and passwords", () => {
-  it("no password sent in this file appears anywhere in the audit log", () => {
-    const rows = panel.auth.audit.queryAudit({ limit: 1000 });
+  it("no password sent in this file appears anywhere in the audit log", async () => {
+    const rows = await panel.auth.audit.queryAudit({ limit: 1000 });
     expect(rows.filter((r) => r.action.startsWith("user.")).length).toBeGreaterThan(20);
     const text = JSON.stringify(rows);
     for (const secret of SECRETS.filter((s) => s.length >= 12)) expect(text).not.toContain(secret);
@@ -380,7 +388,7 @@ describe("the audit log and passwords", () => {
 
 describe("demo mode", () => {
   it("has no users: every users procedure says so", async () => {
-    const demo = startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
+    const demo = await startTestPanel(agent, { env: { GPUDECK_DEMO: "1" }, panel: { background: false } });
     try {
       const l = await call(demo.panel, "users.list", { method: "GET" });
       expect(l.status).toBe(400);
@@ -388,9 +396,9 @@ describe("demo mode", () => {
       const c = await call(demo.panel, "users.create", { input: { username: "x", role: "viewer", unitPatterns: [], password: PASSWORD } });
       expect(c.status).toBe(400);
       expect(c.json?.error?.message).toMatch(/^Demo mode has no users/);
-      expect(demo.panel.auth.users.listUsers()).toHaveLength(0);
+      expect(await demo.panel.auth.users.listUsers()).toHaveLength(0);
     } finally {
-      demo.close();
+      await demo.close();
     }
   });
 });

@@ -136,16 +136,16 @@ function change(action: string | ((raw: Record<string, unknown>) => string)) {
   }).use(({ ctx, next }) => next({ ctx: { actor: requireAdmin(ctx) } }));
 }
 
-function lastSignIn(auth: PanelAuth, username: string): number | null {
+async function lastSignIn(auth: PanelAuth, username: string): Promise<number | null> {
   let latest: number | null = null;
   for (const action of ["login", "setup"]) {
-    const row = auth.audit.queryAudit({ user: username, action, outcome: "ok", limit: 1 })[0];
+    const row = (await auth.audit.queryAudit({ user: username, action, outcome: "ok", limit: 1 }))[0];
     if (row && (latest === null || row.at > latest)) latest = row.at;
   }
   return latest;
 }
 
-const view = (auth: PanelAuth, u: User): PanelUser => ({
+const view = async (auth: PanelAuth, u: User): Promise<PanelUser> => ({
   name: u.username,
   role: u.role,
   unitPatterns: [...u.unitPatterns],
@@ -153,12 +153,12 @@ const view = (auth: PanelAuth, u: User): PanelUser => ({
   hasPassword: u.hasPassword,
   createdAt: u.createdAt,
   passwordChangedAt: u.passwordChangedAt,
-  lastSignInAt: lastSignIn(auth, u.username),
+  lastSignInAt: await lastSignIn(auth, u.username),
 });
 
 /** The target user, or NOT_FOUND. */
-function existing(auth: PanelAuth, username: string): User {
-  const user = auth.users.getUser(username);
+async function existing(auth: PanelAuth, username: string): Promise<User> {
+  const user = await auth.users.getUser(username);
   if (!user) throw new TRPCError({ code: "NOT_FOUND", message: `There is no user named '${username}'.` });
   return user;
 }
@@ -172,8 +172,8 @@ function isSelf(ctx: { actor: Actor; panelRequest: PanelRequest }, user: User): 
 
 type ChangeContext = { actor: Actor; panelRequest: PanelRequest; services: { auth: PanelAuth }; audit: { recorded: boolean } };
 
-function record(ctx: ChangeContext, action: string, detail: string): void {
-  ctx.services.auth.audit.recordAudit({
+async function record(ctx: ChangeContext, action: string, detail: string): Promise<void> {
+  await ctx.services.auth.audit.recordAudit({
     user: ctx.actor.user,
     role: ctx.actor.role,
     sourceAddr: ctx.panelRequest.sourceAddr,
@@ -198,13 +198,13 @@ async function store<T>(fn: () => T | Promise<T>): Promise<T> {
 export const usersRouter = router({
   /** Every user, by name; never a password hash. */
   list: panelProcedure
-    .use(({ ctx, next }) => {
+    .use(async ({ ctx, next }) => {
       const { services, actor } = ctx;
       if (services.demo) throw demoRefused();
       if (!actor) throw notSignedIn(ctx.panelRequest);
       const decision = can(actor, "users.manage", null, services.auth.authorization);
       if (!decision.allowed) {
-        services.refusals.record(ctx.panelRequest, actor, {
+        await services.refusals.record(ctx.panelRequest, actor, {
           action: "user.list",
           unit: null,
           reason: null,
@@ -216,23 +216,23 @@ export const usersRouter = router({
       }
       return next();
     })
-    .query(({ ctx }) => ctx.services.auth.users.listUsers().map((u) => view(ctx.services.auth, u))),
+    .query(async ({ ctx }) => Promise.all((await ctx.services.auth.users.listUsers()).map((u) => view(ctx.services.auth, u)))),
   create: change("user.add")
     .input(createInput)
     .mutation(async ({ input, ctx }) => {
-      if (ctx.services.auth.users.getUser(input.username))
+      if (await ctx.services.auth.users.getUser(input.username))
         throw new TRPCError({ code: "CONFLICT", message: `A user named '${input.username}' already exists.` });
       const user = await store(() =>
         ctx.services.auth.users.createUser({ username: input.username, password: input.password, role: input.role, unitPatterns: input.unitPatterns }),
       );
-      record(ctx, "user.add", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
+      await record(ctx, "user.add", `user=${user.username} role=${user.role} units=${unitsText(user.unitPatterns)}`);
       return view(ctx.services.auth, user);
     }),
 
   update: change("user.update")
     .input(updateInput)
     .mutation(async ({ input, ctx }) => {
-      const before = existing(ctx.services.auth, input.username);
+      const before = await existing(ctx.services.auth, input.username);
       if (input.role !== undefined && input.role !== before.role && isSelf(ctx, before)) {
         throw new TRPCError({ code: "FORBIDDEN", message: "You cannot change your own role; another admin has to." });
       }
@@ -241,14 +241,14 @@ export const usersRouter = router({
       if (after.role !== before.role) changes.push(`role ${before.role}→${after.role}`);
       if (unitsText(after.unitPatterns) !== unitsText(before.unitPatterns))
         changes.push(`units ${unitsText(before.unitPatterns)}→${unitsText(after.unitPatterns)}`);
-      record(ctx, "user.update", `user=${after.username} ${changes.length ? changes.join(" ") : "no change"}`);
+      await record(ctx, "user.update", `user=${after.username} ${changes.length ? changes.join(" ") : "no change"}`);
       return view(ctx.services.auth, after);
     }),
 
   setDisabled: change((raw) => (raw.disabled === false ? "user.enable" : "user.disable"))
     .input(setDisabledInput)
     .mutation(async ({ input, ctx }) => {
-      const before = existing(ctx.services.auth, input.username);
+      const before = await existing(ctx.services.auth, input.username);
       if (input.disabled && isSelf(ctx, before)) {
         throw new TRPCError({ code: "FORBIDDEN", message: "You cannot disable your own account; another admin has to." });
       }
@@ -256,20 +256,20 @@ export const usersRouter = router({
       // open live streams of that user end now, not at their next periodic check
       if (input.disabled) ctx.services.streams.changed();
       const note = before.disabled === input.disabled ? ` (was already ${input.disabled ? "disabled" : "enabled"})` : "";
-      record(ctx, input.disabled ? "user.disable" : "user.enable", `user=${after.username}${input.disabled ? " sessions ended" : ""}${note}`);
+      await record(ctx, input.disabled ? "user.disable" : "user.enable", `user=${after.username}${input.disabled ? " sessions ended" : ""}${note}`);
       return view(ctx.services.auth, after);
     }),
 
   resetPassword: change("user.passwd")
     .input(resetPasswordInput)
     .mutation(async ({ input, ctx }) => {
-      const before = existing(ctx.services.auth, input.username);
+      const before = await existing(ctx.services.auth, input.username);
       if (isSelf(ctx, before)) {
         throw new TRPCError({ code: "FORBIDDEN", message: "Change your own password on the account page; it asks for the current one." });
       }
       const after = await store(() => ctx.services.auth.users.setPassword(before.username, input.password));
       ctx.services.streams.changed();
-      record(ctx, "user.passwd", `user=${after.username} sessions ended`);
+      await record(ctx, "user.passwd", `user=${after.username} sessions ended`);
       return view(ctx.services.auth, after);
     }),
 });

@@ -6,9 +6,10 @@
  * SQLite-only migrator: every table and index is created only if missing.
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
-import type { Dialect } from "../database";
+import type { Dialect } from "../dialect";
 import { initialSchema } from "./001_initial";
 import { alertsSchema } from "./002_alerts";
+import { replicasSchema } from "./003_replicas";
 
 export type MigrationFactory = (dialect: Dialect) => Migration;
 
@@ -16,6 +17,7 @@ export type MigrationFactory = (dialect: Dialect) => Migration;
 export const MIGRATIONS: [string, MigrationFactory][] = [
   ["001_initial", initialSchema],
   ["002_alerts", alertsSchema],
+  ["003_replicas", replicasSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
@@ -28,6 +30,6 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrati
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     const why = error instanceof Error ? error.message : String(error ?? "unknown error");
-    throw new Error(failed ? `migration ${failed.migrationName} failed: ${why}` : why);
+    throw new Error(failed ? `migration ${failed.migrationName} failed: ${why}` : why, { cause: error });
   }
 }
