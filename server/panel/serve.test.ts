@@ -1,7 +1,8 @@
 /**
  * The panel's own HTTP server, with a stand-in for Next's request handler: the client address
  * header is always the socket's, foreign Host names are refused, page requests without a
- * session go to /login, and shutdown is quick even with streams open.
+ * session go to /login, /healthz answers, and shutdown is quick even with streams open.
+ * (./databaseDown.test.ts: /healthz and the pages when PostgreSQL is away.)
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -135,6 +136,17 @@ describe("host check and sign-in redirect", () => {
 
   it("demo mode never redirects", async () => {
     expect((await request(demoPort, "/audit")).status).toBe(200);
+  });
+
+  it("/healthz answers without a session: the database and the (in-process, on SQLite) event emitter", async () => {
+    const r = await request(port, "/healthz");
+    expect(r.status).toBe(200);
+    expect(r.headers["cache-control"]).toBe("no-store");
+    const health = JSON.parse(r.body) as { since?: string; listen: { since: string } };
+    expect(health).toEqual({ ok: true, database: { dialect: "sqlite", ok: true }, listen: { ok: true, since: expect.any(String) } });
+    expect(Number.isFinite(Date.parse(health.listen.since))).toBe(true);
+    // and it is the panel's, not the page handler's
+    expect(r.body).not.toContain('"url"');
   });
 });
 

@@ -150,8 +150,11 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
 function openPostgres(url: string, max: number, connectTimeoutMs: number): Store {
   const config = { connectionString: url, types: pgTypes, connectionTimeoutMillis: connectTimeoutMs };
   const pool = new pg.Pool({ ...config, max });
-  // an idle client that loses its server must not crash the process; the next query reports it
+  // a client that loses its server must not crash the process: an idle one is reported to the pool
+  // (here), one in use also emits 'error' on itself while its query is rejected (pg-pool takes its
+  // own listener off while a client is lent out), and that query's caller gets the error
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const db = new Kysely<PanelSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -25,8 +25,8 @@ export interface TestDb {
 export interface TestDatabases {
   dialects: Dialect[];
   fresh(dialect: Dialect): Promise<TestDb>;
-  /** the cluster's URL (PostgreSQL runs) */
-  clusterUrl(): string;
+  /** the cluster (PostgreSQL runs): its URL, and pause/resume for "the database went away" */
+  cluster(): PgCluster;
 }
 
 let counter = 0;
@@ -46,7 +46,7 @@ export function testDatabasesForFile(what: string): TestDatabases {
   });
   return {
     dialects: noPg ? ["sqlite"] : ["sqlite", "postgres"],
-    clusterUrl: () => cluster!.url,
+    cluster: () => cluster!,
     async fresh(dialect) {
       const dataDir = mkdtempSync(path.join(tmpdir(), "gpudeck-db-"));
       dirs.push(dataDir);

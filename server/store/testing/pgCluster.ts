@@ -12,7 +12,12 @@ import path from "node:path";
 
 export interface PgCluster {
   url: string;
+  /** stop it for good and remove its files */
   stop(): void;
+  /** stop the server (fast shutdown: connections are cut), keeping its files: "the database went away" */
+  pause(): void;
+  /** start it again on the same port after pause() */
+  resume(): void;
 }
 
 function binDir(): string | null {
@@ -63,26 +68,40 @@ export async function startPgCluster(): Promise<PgCluster> {
   const data = path.join(dir, "data");
   asPostgres("initdb", ["-A", "trust", "--no-sync", "-U", "postgres", "-D", data]);
   const port = await freePort();
-  asPostgres("pg_ctl", [
-    "-D",
-    data,
-    "-w",
-    "-l",
-    path.join(dir, "log"),
-    "-o",
-    `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`,
-    "start",
-  ]);
+  const start = () =>
+    asPostgres("pg_ctl", [
+      "-D",
+      data,
+      "-w",
+      "-l",
+      path.join(dir, "log"),
+      "-o",
+      `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`,
+      "start",
+    ]);
+  start();
   let stopped = false;
+  let paused = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
     try {
-      asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      if (!paused) asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   };
   process.once("exit", stop);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop,
+    pause: () => {
+      asPostgres("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      paused = true;
+    },
+    resume: () => {
+      start();
+      paused = false;
+    },
+  };
 }
