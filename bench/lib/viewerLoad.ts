@@ -33,8 +33,8 @@ export class ViewerLoad {
     });
   }
 
-  async set(targets: ViewerTarget[], count: number): Promise<{ open: number; refused: number }> {
-    return this.ask({ type: "set", targets, count }, "set");
+  async set(targets: ViewerTarget[], count: number, timeoutMs: number): Promise<{ open: number; connected: number; refused: number }> {
+    return this.ask({ type: "set", targets, count, timeoutMs }, "set");
   }
 
   async reset(): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * The load: N browser streams (SSE over node:http) in a process of their own, so the server
  * under test does not share a process with its clients. Driven over IPC by bench/lib/viewerLoad.ts:
- *   { type: "set", targets, count }  open or close streams until `count` are open, spread over
- *                                    `targets` round-robin (ramped: 50 every 100 ms)
+ *   { type: "set", targets, count, timeoutMs }  open or close streams until `count` are open,
+ *                                    spread over `targets` round-robin (ramped: 50 every 100 ms);
+ *                                    answers when all got their response headers, or at timeoutMs
  *   { type: "reset" }                forget what was measured so far (start of a window)
  *   { type: "stats" }                latencies (receive time − the event's own time) per kind,
  *                                    messages, snapshots after the first (fell behind), ends, CPU
@@ -18,10 +19,14 @@ export interface ViewerTarget {
   headers: Record<string, string>;
 }
 
-export type ViewerCommand = { type: "set"; targets: ViewerTarget[]; count: number } | { type: "reset" } | { type: "stats" } | { type: "close" };
+export type ViewerCommand =
+  { type: "set"; targets: ViewerTarget[]; count: number; timeoutMs: number } | { type: "reset" } | { type: "stats" } | { type: "close" };
 
 export interface ViewerStats {
+  /** streams wanted */
   open: number;
+  /** streams whose response headers arrived (200) and that have not ended */
+  connected: number;
   gpu: Summary;
   transition: Summary;
   all: Summary;
@@ -39,6 +44,7 @@ export interface ViewerStats {
 interface Viewer {
   target: ViewerTarget;
   stream: SseStream | null;
+  connected: boolean;
   lastId: string | null;
   seen: number;
   wanted: boolean;
@@ -76,16 +82,19 @@ function connect(v: Viewer): Promise<void> {
   );
   v.stream = stream;
   void stream.ended.then(() => {
+    v.connected = false;
     if (!v.wanted) return;
     ends++;
     setTimeout(() => v.wanted && void connect(v), 1000);
   });
   return stream.status.then((s) => {
     if (s !== 200) refused++;
+    else v.connected = true;
   });
 }
 
-async function setCount(targets: ViewerTarget[], count: number): Promise<void> {
+/** Open or close streams until `count` are wanted; resolves when all answered or after `timeoutMs`. */
+async function setCount(targets: ViewerTarget[], count: number, timeoutMs: number): Promise<void> {
   while (viewers.length > count) {
     const v = viewers.pop()!;
     v.wanted = false;
@@ -93,18 +102,21 @@ async function setCount(targets: ViewerTarget[], count: number): Promise<void> {
   }
   const pending: Promise<void>[] = [];
   for (let i = viewers.length; i < count; i++) {
-    const v: Viewer = { target: targets[i % targets.length]!, stream: null, lastId: null, seen: 0, wanted: true };
+    const v: Viewer = { target: targets[i % targets.length]!, stream: null, connected: false, lastId: null, seen: 0, wanted: true };
     viewers.push(v);
     pending.push(connect(v));
     if (pending.length % 50 === 0) await new Promise((r) => setTimeout(r, 100));
   }
-  await Promise.all(pending);
+  await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, timeoutMs))]);
 }
+
+const connectedCount = () => viewers.filter((v) => v.connected).length;
 
 function stats(): ViewerStats {
   const cpu = process.cpuUsage(cpuStart);
   return {
     open: viewers.length,
+    connected: connectedCount(),
     gpu: summarize(gpu),
     transition: summarize(transition),
     all: summarize([...gpu, ...transition]),
@@ -121,7 +133,7 @@ process.on("message", (cmd: ViewerCommand) => {
   const reply = (m: unknown) => process.send!(m);
   switch (cmd.type) {
     case "set":
-      void setCount(cmd.targets, cmd.count).then(() => reply({ type: "set", open: viewers.length, refused }));
+      void setCount(cmd.targets, cmd.count, cmd.timeoutMs).then(() => reply({ type: "set", open: viewers.length, connected: connectedCount(), refused }));
       return;
     case "reset":
       gpu = [];
