@@ -23,7 +23,8 @@ const SQLITE_CODES = /^SQLITE_(BUSY|IOERR|FULL|READONLY|CANTOPEN|LOCKED)/;
 
 export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
-  if (err instanceof DatabaseUnavailableError) return true;
+  // by name too: Next bundles the route handlers with their own copy of this class
+  if (err instanceof DatabaseUnavailableError || err.name === "DatabaseUnavailableError") return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && (NETWORK_CODES.has(code) || PG_CODES.test(code) || SQLITE_CODES.test(code))) return true;
   if (PG_MESSAGES.test(err.message)) return true;
