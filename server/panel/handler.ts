@@ -13,6 +13,7 @@ import { ZodError } from "zod";
 import type { Actor } from "../contract/actors";
 import type { PanelConfig } from "./config";
 import { actorOf, clientAddress, createPanelContext, DEMO_ACTOR, peerAddress } from "./context";
+import { eventStreamResponse } from "./eventStream";
 import { auditActionForPath } from "./refusals";
 import { guardRequest, MAX_BODY_BYTES, readBodyLimited, type GuardResult } from "./requestGuard";
 import { panelRouter } from "./router";
@@ -29,8 +30,10 @@ const BEFORE_ANY_PROCEDURE = new Set<TRPCError["code"]>(["PARSE_ERROR", "METHOD_
 
 const isProcedure = (path: string | undefined): boolean => path !== undefined && Object.hasOwn(panelRouter._def.procedures, path);
 
-const isMutation = (path: string | undefined): boolean =>
-  path !== undefined && (panelRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>)[path]?._def.type === "mutation";
+const procedureType = (path: string | undefined): string | undefined =>
+  path === undefined ? undefined : (panelRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>)[path]?._def.type;
+
+const isMutation = (path: string | undefined): boolean => procedureType(path) === "mutation";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -105,6 +108,19 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
   if (!guard.ok) {
     await auditRefusal(req, endpoint, url, guard);
     return refusalResponse(url, guard);
+  }
+  // a subscription (one, not batched): tRPC runs it, ./eventStream.ts writes its SSE frames
+  const paths = procedurePaths(url);
+  if (req.method === "GET" && !url.searchParams.has("batch") && paths.length === 1 && procedureType(paths[0]) === "subscription") {
+    const resHeaders = new Headers({ "Cache-Control": "no-store" });
+    let ctx: PanelContext | null = null;
+    let contextError: unknown;
+    try {
+      ctx = await createPanelContext(req, endpoint, resHeaders);
+    } catch (err) {
+      contextError = err;
+    }
+    return eventStreamResponse({ router: panelRouter, path: paths[0]!, req, url, ctx, contextError, resHeaders });
   }
   let request = req;
   if (req.method === "POST") {

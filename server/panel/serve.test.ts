@@ -119,7 +119,7 @@ describe("host check and sign-in redirect", () => {
     expect(String(r.headers["set-cookie"])).toMatch(/gpudeck_session=; Max-Age=0/);
   });
 
-  it.each(["/login", "/login?next=%2Fgpus", "/setup", "/_next/static/chunks/app.js", "/api/trpc/session.me", "/favicon.ico"])(
+  it.each(["/login", "/login?next=%2Fgpus", "/setup", "/_next/static/chunks/app.js", "/api/status", "/favicon.ico"])(
     "%s is served without a session",
     async (path) => {
       const r = await request(port, path);
@@ -127,6 +127,21 @@ describe("host check and sign-in redirect", () => {
       expect(JSON.parse(r.body).url).toBe(path);
     },
   );
+
+  it("/api/trpc/… is answered by the panel's own handler, not Next, with the security headers; a stream too", async () => {
+    const r = await request(port, "/api/trpc/session.me", { "sec-fetch-site": "same-origin" });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toMatchObject({ result: { data: { user: null } } });
+    expect(r.headers["x-content-type-options"]).toBe("nosniff");
+    expect(r.headers["cache-control"]).toBe("no-store");
+    // a subscription without a session: tRPC's SSE format, the refusal as its error event
+    const s = await request(port, `/api/trpc/events.watch?input=${encodeURIComponent(JSON.stringify({ watch: "fleet" }))}`, {
+      "sec-fetch-site": "same-origin",
+    });
+    expect(s.status).toBe(200);
+    expect(s.headers["content-type"]).toBe("text/event-stream");
+    expect(s.body).toMatch(/^event: connected\ndata: \{"reconnectAfterInactivityMs":25000\}\n\n\nevent: serialized-error\ndata: .*UNAUTHORIZED/s);
+  });
 
   it("with a session, pages are served", async () => {
     const c = await login(tp.panel, "vera");

@@ -7,6 +7,7 @@
  * - Page requests without a valid session are redirected to /login (not in demo mode). The API
  *   still checks every call itself; this only spares people a page of errors.
  * - `/healthz` (no sign-in): the database and the LISTEN connection as JSON, 200 or 503 (./health.ts).
+ * - `/api/trpc/…` goes to the panel's handler directly (./webBridge.ts), everything else to Next.
  * - SIGTERM/SIGINT: open browser streams end with a retryable error, the server closes, the
  *   process exits within 2 s even with SSE clients connected.
  * Run: `node --import tsx server/panel/serve.ts` (HOSTNAME, PORT; see config.ts for the rest).
@@ -22,6 +23,7 @@ import { PEER_HEADER, trustPeerHeader } from "./context";
 import { checkDemoHosts } from "./demoCheck";
 import { getPanel, shutdownPanel, type Panel } from "./instance";
 import { hostAllowed, hostName } from "./requestGuard";
+import { BRIDGED_PATH, serveWebHandler } from "./webBridge";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -90,7 +92,7 @@ export interface PanelServerOptions {
   /** Next's request handler (or any handler, in tests). */
   handle: RequestHandler;
   /** null: no page gate and no /healthz (tests of the plumbing). */
-  panel: (Pick<Panel, "config" | "auth"> & Partial<Pick<Panel, "health">>) | null;
+  panel: (Pick<Panel, "config" | "auth"> & Partial<Pick<Panel, "health" | "handle">>) | null;
   timeouts?: Partial<ServerTimeouts>;
 }
 
@@ -140,6 +142,16 @@ export function createPanelServer(options: PanelServerOptions): http.Server {
     if (panel && !hostAllowed(req.headers.host ?? null, panel.config.allowedHosts)) {
       const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
       plain(res, 421, `This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
+      return;
+    }
+    // the API goes straight to the panel's handler (./webBridge.ts); pages and assets to Next
+    const bridge = panel?.handle;
+    if (bridge && BRIDGED_PATH.test(req.url ?? "")) {
+      void serveWebHandler(req, res, bridge).catch((err: Error) => {
+        console.error(`[panel] request failed: ${err.message}`);
+        if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end();
+      });
       return;
     }
     void (panel ? answeredHere(req, res, panel) : Promise.resolve(false))

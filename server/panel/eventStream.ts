@@ -1,0 +1,191 @@
+/**
+ * The SSE encoding of the panel's subscriptions (`events.watch` and every other one), in tRPC's
+ * own wire format, one web stream deep. The procedure still runs through tRPC
+ * (`callTRPCProcedure`: the same context, middleware, input parsing and async generator yielding
+ * `tracked(id, …)`); only the encoding of its items into SSE frames is done here.
+ *
+ * Why not tRPC's sseStreamProducer: it sends every item through an async-generator wrapper, a
+ * ReadableStream, a TransformStream writing each field as its own chunk and a TextEncoderStream,
+ * per viewer: with 500 viewers that pipeline alone kept the panel's core busy and viewers could
+ * not even connect (bench/fanout.ts). Here a frame is encoded once per event and the same bytes
+ * go to every viewer of it (fan-out items are shared by reference), and each viewer's stream
+ * is one ReadableStream pulled by the socket.
+ *
+ * Wire format (as @trpc/server 11's sse.ts writes it, so its httpSubscriptionLink reads it
+ * unchanged): `event: connected` with the client options first; each item `data: <JSON>` plus
+ * `id: <id>` when tracked; `event: ping` after intervalMs without anything sent; `event: return`
+ * when the generator ends; `event: serialized-error` with the formatted error shape on failure.
+ */
+import { callTRPCProcedure, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope, TRPCError } from "@trpc/server";
+import type { PanelContext } from "./trpc";
+import type { AnyTRPCRouter } from "@trpc/server";
+
+export interface EventStreamOptions {
+  router: AnyTRPCRouter;
+  path: string;
+  req: Request;
+  url: URL;
+  /** the panel's context for this request (after createContext); null when making it failed */
+  ctx: PanelContext | null;
+  /** why there is no context (it threw) */
+  contextError?: unknown;
+  /** headers the context set (a refreshed session cookie) */
+  resHeaders: Headers;
+  log?: (msg: string) => void;
+}
+
+/** What tRPC sets on an SSE response. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  "X-Accel-Buffering": "no",
+  Connection: "keep-alive",
+};
+
+const encoder = new TextEncoder();
+const frame = (text: string): Uint8Array => encoder.encode(text);
+
+/** The last event id a reconnecting client sends, where tRPC looks for it. */
+function lastEventIdOf(req: Request, url: URL): string | null {
+  const id = req.headers.get("last-event-id") ?? url.searchParams.get("lastEventId") ?? url.searchParams.get("Last-Event-Id");
+  return id && !/[\0\n\r]/.test(id) ? id : null;
+}
+
+/** Encoded `data:`/`id:` frames by the item's data object: one encoding for every viewer of it. */
+const framesByData = new WeakMap<object, { id: string; bytes: Uint8Array }>();
+
+function dataFrame(id: string | undefined, data: unknown, serialize: (v: unknown) => unknown): Uint8Array {
+  const cacheable = id !== undefined && typeof data === "object" && data !== null;
+  if (cacheable) {
+    const hit = framesByData.get(data);
+    if (hit && hit.id === id) return hit.bytes;
+  }
+  const bytes = frame(`data: ${JSON.stringify(serialize(data))}\n${id !== undefined ? `id: ${id}\n` : ""}\n\n`);
+  if (cacheable) framesByData.set(data, { id, bytes });
+  return bytes;
+}
+
+/** A stream answering one subscription call, in tRPC's SSE format. */
+export function eventStreamResponse(opts: EventStreamOptions): Response {
+  const { router, path, req, url, ctx } = opts;
+  const config = router._def._config;
+  const serialize = (v: unknown) => config.transformer.output.serialize(v);
+  const pingMs = config.sse?.ping?.enabled ? (config.sse.ping.intervalMs ?? 1000) : 0;
+  const signal = req.signal;
+  let input: unknown = undefined;
+
+  async function* frames(): AsyncGenerator<Uint8Array> {
+    yield frame(`event: connected\ndata: ${JSON.stringify(config.sse?.client ?? {})}\n\n\n`);
+    let iterator: AsyncIterator<unknown> | null = null;
+    try {
+      if (!ctx) throw opts.contextError ?? new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "no context" });
+      const raw = url.searchParams.get("input");
+      try {
+        input = raw === null ? undefined : config.transformer.input.deserialize(JSON.parse(raw));
+      } catch (cause) {
+        throw new TRPCError({ code: "PARSE_ERROR", message: "The input is not valid JSON.", cause });
+      }
+      const lastEventId = lastEventIdOf(req, url);
+      if (lastEventId) input = typeof input === "object" && input !== null ? { ...input, lastEventId } : (input ?? { lastEventId });
+      const result = await callTRPCProcedure({ router, path, getRawInput: async () => input, ctx, type: "subscription", signal, batchIndex: 0 });
+      if (!result || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+        throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: `Subscription ${path} did not return an AsyncGenerator` });
+      }
+      iterator = (result as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      let lastId: string | null = lastEventIdOf(req, url);
+      let pending = iterator.next();
+      for (;;) {
+        const step = pingMs > 0 ? await raceWithPing(pending, pingMs) : await pending;
+        if (step === PING) {
+          yield frame("event: ping\ndata: \n\n\n");
+          continue;
+        }
+        if (step.done) break;
+        const value = step.value;
+        pending = iterator.next();
+        if (isTrackedEnvelope(value)) {
+          lastId = value[0];
+          yield dataFrame(value[0], value[1], serialize);
+        } else if (lastId === null) {
+          yield dataFrame(undefined, value, serialize);
+        } else {
+          yield frame(`data: ${JSON.stringify(serialize(value))}\nid: \n\n\nevent: restore-id\ndata: \nid: ${lastId}\n\n\n`);
+        }
+      }
+      iterator = null;
+      yield frame("event: return\ndata: \n\n\n");
+    } catch (cause) {
+      if (signal.aborted) return;
+      const error = getTRPCErrorFromUnknown(cause);
+      if (error.code === "INTERNAL_SERVER_ERROR") (opts.log ?? console.error)(`[panel] ${path}: ${error.message}`);
+      const shape = getErrorShape({ config, ctx: ctx ?? undefined, error, input, path, type: "subscription" });
+      yield frame(`event: serialized-error\ndata: ${JSON.stringify(serialize(shape))}\n\n\n`);
+    } finally {
+      // the client went away (or we stopped early): end the procedure's generator
+      if (iterator?.return) await iterator.return(undefined).catch(() => undefined);
+    }
+  }
+
+  const gen = frames();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await gen.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await gen.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const headers = new Headers(opts.resHeaders);
+  for (const [k, v] of Object.entries(SSE_HEADERS)) headers.set(k, v);
+  return new Response(body, { status: 200, headers });
+}
+
+const PING = Symbol("ping");
+
+/**
+ * One shared ticker for every stream's pings (no timer per event per viewer): every stream
+ * waiting when it fires sends a ping, so no stream goes intervalMs without a frame (a busy one
+ * may get a ping between events, which the client ignores).
+ */
+const tickers = new Map<number, { promise: Promise<typeof PING>; timer: ReturnType<typeof setTimeout> | null; waiting: number }>();
+
+function nextTick(intervalMs: number): { promise: Promise<typeof PING>; release: () => void } {
+  let t = tickers.get(intervalMs);
+  if (!t) {
+    let resolve!: (v: typeof PING) => void;
+    const promise = new Promise<typeof PING>((r) => (resolve = r));
+    const timer = setTimeout(() => {
+      tickers.delete(intervalMs);
+      resolve(PING);
+    }, intervalMs);
+    timer.unref?.();
+    t = { promise, timer, waiting: 0 };
+    tickers.set(intervalMs, t);
+  }
+  t.waiting++;
+  const ticker = t;
+  return {
+    promise: ticker.promise,
+    release: () => {
+      ticker.waiting--;
+      if (ticker.waiting === 0 && ticker.timer && tickers.get(intervalMs) === ticker) {
+        clearTimeout(ticker.timer);
+        tickers.delete(intervalMs);
+      }
+    },
+  };
+}
+
+async function raceWithPing<T>(pending: Promise<IteratorResult<T>>, intervalMs: number): Promise<IteratorResult<T> | typeof PING> {
+  const tick = nextTick(intervalMs);
+  try {
+    return await Promise.race([pending, tick.promise]);
+  } finally {
+    tick.release();
+  }
+}
