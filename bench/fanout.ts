@@ -174,7 +174,7 @@ function rows(results: Result[]): Cell[][] {
     (r.stats.messages / Math.max(1, r.stats.connected) / Math.max(0.001, r.stats.wallS)).toFixed(1),
     `${r.serverCpuPct.toFixed(0)} %`,
     mib(r.serverRss),
-    r.streams.min === r.streams.max ? String(r.streams.min) : `${r.streams.min}–${r.streams.max}`,
+    r.streams.min < 0 ? "no answer" : r.streams.min === r.streams.max ? String(r.streams.min) : `${r.streams.min}–${r.streams.max}`,
     `${r.agentsCpuPct.toFixed(0)} %`,
     `${((100 * r.stats.cpuS) / Math.max(0.001, r.stats.wallS)).toFixed(0)} %`,
     `${r.stats.resets}/${r.stats.ends}/${r.stats.refused}`,

@@ -202,7 +202,8 @@ async function main() {
     printTable(
       [
         "page",
-        "history on the wire",
+        "history fetches",
+        "history on the wire (decoded / compressed)",
         "drawn and idle",
         "main thread blocked (long tasks − 50 ms)",
         "longest task",

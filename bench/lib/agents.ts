@@ -25,8 +25,10 @@ export async function agentStreams(a: AgentEntry): Promise<number> {
 }
 
 /** min and max of the agents' open event streams */
+/** Streams held on each agent (min–max); an agent too busy to answer /metrics is left out (-1 when none answered). */
 export async function streamsRange(agents: AgentEntry[]): Promise<{ min: number; max: number }> {
-  const counts = await Promise.all(agents.map(agentStreams));
+  const counts = (await Promise.all(agents.map((a) => agentStreams(a).catch(() => null)))).filter((n): n is number => n !== null);
+  if (counts.length === 0) return { min: -1, max: -1 };
   return { min: Math.min(...counts), max: Math.max(...counts) };
 }
 
