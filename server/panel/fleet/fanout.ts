@@ -36,6 +36,8 @@ export class Fanout {
   private readonly hostSubs = new Map<string, Set<Subscriber>>();
   /** host → unit → viewers */
   private readonly unitSubs = new Map<string, Map<string, Set<Subscriber>>>();
+  /** the last snapshot made per host or host+unit, reused while the host has not changed (its position and summary) */
+  private readonly snapshots = new Map<string, { item: StreamItem; summary: unknown }>();
 
   constructor(
     private readonly links: { get(name: string): HostLink | undefined; all(): HostLink[] },
@@ -83,6 +85,7 @@ export class Fanout {
 
   /** A host left the panel: fleet viewers forget it; its own viewers are told (their page says so). */
   hostRemoved(name: string): void {
+    for (const key of this.snapshots.keys()) if (key === name || key.startsWith(`${name}\u0000`)) this.snapshots.delete(key);
     const event: PanelEvent = { kind: "host-removed", host: name };
     if (this.fleetSubs.size > 0) this.fleetEvent(event);
     const item = { id: `${name}~-0`, data: preserialized(event) };
@@ -157,7 +160,15 @@ export class Fanout {
       };
     }
     const link = this.links.get(scope.host)!;
-    return { id: link.currentId(), data: preserialized<PanelEvent>(link.snapshot(scope.watch === "unit" ? scope.name : undefined)) };
+    // viewers that (re)connect at the same position share one snapshot: serialized and encoded once
+    const key = scope.watch === "unit" ? `${scope.host}\u0000${scope.name}` : scope.host;
+    const id = link.currentId();
+    const summary = link.summary();
+    const hit = this.snapshots.get(key);
+    if (hit && hit.item.id === id && hit.summary === summary) return hit.item;
+    const item = { id, data: preserialized<PanelEvent>(link.snapshot(scope.watch === "unit" ? scope.name : undefined)) };
+    this.snapshots.set(key, { item, summary });
+    return item;
   }
 
   private fleetEvent(e: PanelEvent): void {

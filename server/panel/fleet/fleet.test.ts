@@ -122,6 +122,19 @@ describe("fleet hub", () => {
     expect(hostView.seen.every((s) => !("host" in s.event) || s.event.host === "gpu-b")).toBe(true);
   });
 
+  it("viewers that connect at the same position share one snapshot, serialized once; a change of the host makes a new one", async () => {
+    const ctl = new AbortController();
+    const scope = { watch: "host", host: "gpu-b" } as const;
+    const [first, second] = await Promise.all([fleet.watch(scope, null, ctl.signal).next(), fleet.watch(scope, null, ctl.signal).next()]);
+    expect(second.value!.id).toBe(first.value!.id);
+    expect(second.value!.data).toBe(first.value!.data);
+    await expect.poll(() => fleet.get("gpu-b")!.currentId(), { timeout: 5000 }).not.toBe(first.value!.id); // its next GPU sample
+    const later = await fleet.watch(scope, null, ctl.signal).next();
+    expect(later.value!.data).not.toBe(first.value!.data);
+    expect(decode(later.value!)).toMatchObject({ kind: "host-snapshot", host: "gpu-b" });
+    ctl.abort();
+  });
+
   it("tells fleet and host viewers when an admin removes a host", async () => {
     fleet.put({ name: "gpu-x", url: b.url, token: b.token, tokenSource: "test", source: "panel" });
     await connected("gpu-x");
