@@ -93,7 +93,14 @@ export function eventStreamResponse(opts: EventStreamOptions): Response {
       }
       iterator = (result as AsyncIterable<unknown>)[Symbol.asyncIterator]();
       let lastId: string | null = lastEventIdOf(req, url);
-      let pending = iterator.next();
+      // the next value is asked for before the frame of this one is sent; if the client goes away
+      // meanwhile, that call may still fail (its session ended): handled, not an unhandled rejection
+      const ask = (it: AsyncIterator<unknown>) => {
+        const p = it.next();
+        p.catch(() => undefined);
+        return p;
+      };
+      let pending = ask(iterator);
       for (;;) {
         const step = pingMs > 0 ? await raceWithPing(pending, pingMs) : await pending;
         if (step === PING) {
@@ -102,7 +109,7 @@ export function eventStreamResponse(opts: EventStreamOptions): Response {
         }
         if (step.done) break;
         const value = step.value;
-        pending = iterator.next();
+        pending = ask(iterator);
         if (isTrackedEnvelope(value)) {
           lastId = value[0];
           yield dataFrame(value[0], value[1], serialize);

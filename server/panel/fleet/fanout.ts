@@ -60,20 +60,24 @@ export class Fanout {
     if (e.kind === "host-snapshot") {
       this.send(hostSubs, { id: entry.id, data: preserialized(e) });
       this.forUnitsOf(link.name, (unit, subs) => this.send(subs, { id: entry.id, data: preserialized(link.snapshot(unit)) }));
-      if (this.fleetSubs.size > 0) this.fleetEvent({ kind: "host-units", host: link.name, units: e.units });
+      this.fleetEvent({ kind: "host-units", host: link.name, units: e.units });
       return;
     }
-    const item = { id: entry.id, data: preserialized(e) };
-    this.send(hostSubs, item);
-    if (entry.unit === null) this.forUnitsOf(link.name, (_unit, subs) => this.send(subs, item));
-    else this.send(this.unitSubs.get(link.name)?.get(entry.unit), item);
+    // serialized only when someone of this host or unit watches (50 hosts, nobody looking: no work)
+    const unitSubs = this.unitSubs.get(link.name);
+    if (hostSubs?.size || (unitSubs && (entry.unit === null ? unitSubs.size > 0 : unitSubs.get(entry.unit)?.size))) {
+      const item = { id: entry.id, data: preserialized(e) };
+      this.send(hostSubs, item);
+      if (entry.unit === null) this.forUnitsOf(link.name, (_unit, subs) => this.send(subs, item));
+      else this.send(unitSubs?.get(entry.unit), item);
+    }
     if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e);
   }
 
   /** Summaries that changed since the last tick: to the fleet, and to each host's own viewers. */
   summaries(links: HostLink[]): void {
     if (links.length === 0) return;
-    if (this.fleetSubs.size > 0) this.fleetEvent({ kind: "hosts", hosts: links.map((l) => l.summary()) });
+    this.fleetEvent({ kind: "hosts", hosts: links.map((l) => l.summary()) });
     for (const link of links) {
       const hostSubs = this.hostSubs.get(link.name);
       if (!hostSubs?.size && !this.unitSubs.get(link.name)?.size) continue;
@@ -87,7 +91,7 @@ export class Fanout {
   hostRemoved(name: string): void {
     for (const key of this.snapshots.keys()) if (key === name || key.startsWith(`${name}\u0000`)) this.snapshots.delete(key);
     const event: PanelEvent = { kind: "host-removed", host: name };
-    if (this.fleetSubs.size > 0) this.fleetEvent(event);
+    this.fleetEvent(event);
     const item = { id: `${name}~-0`, data: preserialized(event) };
     this.send(this.hostSubs.get(name), item);
     this.forUnitsOf(name, (_unit, subs) => this.send(subs, item));
@@ -173,6 +177,11 @@ export class Fanout {
 
   private fleetEvent(e: PanelEvent): void {
     this.fleetSeq += 1;
+    if (this.fleetSubs.size === 0) {
+      // nobody on the overview: no serialization; a viewer resuming from before this gets a fresh snapshot
+      this.fleetRing = [];
+      return;
+    }
     const item = { id: `fleet~${this.bootId}-${this.fleetSeq}`, data: preserialized(e) };
     this.fleetRing.push(item);
     if (this.fleetRing.length > FLEET_RING) this.fleetRing.splice(0, this.fleetRing.length - FLEET_RING);
