@@ -1,7 +1,8 @@
 /**
- * Headers on every panel response: Next adds them to what it serves (next.config.ts), the web
- * bridge (./webBridge.ts) to the API it serves itself. The pages' Content-Security-Policy (a nonce
- * per request) and HSTS come from proxy.ts.
+ * Headers on every response of the API, which node:http serves without Next (./webBridge.ts):
+ * the same list next.config.ts gives Next for everything else (./securityHeaders.test.ts keeps
+ * the two equal; next.config.ts cannot import this file in an installed package). The pages'
+ * Content-Security-Policy (a nonce per request) and HSTS come from proxy.ts.
  */
 export const SECURITY_HEADERS: readonly { key: string; value: string }[] = [
   { key: "X-Frame-Options", value: "DENY" },
