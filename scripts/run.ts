@@ -8,9 +8,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildIsFresh } from "./buildFreshness";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const mode = process.argv[2];
@@ -29,23 +30,6 @@ if (mode === "start" && process.env.GPUDECK_DEMO !== undefined && process.env.GP
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function newestSourceMtime(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (/\.(tsx?|css|mjs|json)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  for (const d of ["app", "components", "server"]) if (existsSync(path.join(root, d))) walk(path.join(root, d));
-  for (const f of ["next.config.ts", "package.json", "postcss.config.mjs"]) {
-    if (existsSync(path.join(root, f))) newest = Math.max(newest, statSync(path.join(root, f)).mtimeMs);
-  }
-  return newest;
-}
-
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
@@ -54,8 +38,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<numbe
 }
 
 async function buildIfNeeded(): Promise<void> {
-  const buildId = path.join(root, process.env.GPUDECK_DIST_DIR || ".next", "BUILD_ID");
-  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceMtime()) return;
+  if (buildIsFresh(root)) return;
   say("building the panel (next build)…");
   const code = await run(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
   if (code !== 0) {

@@ -5,41 +5,24 @@
  * sends, cookies, and SSE streams read as they arrive.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildIsFresh } from "../../scripts/buildFreshness";
 import { decodeSse } from "../../server/panel/panelTestHarness";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Where the build is: GPUDECK_DIST_DIR or .next, as next.config.ts says. */
 export const DIST_DIR = process.env.GPUDECK_DIST_DIR || ".next";
 
-function newestSourceMtime(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (/\.(tsx?|css|mjs|json)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  };
-  for (const d of ["app", "components", "server"]) walk(path.join(ROOT, d));
-  for (const f of ["next.config.ts", "package.json", "postcss.config.mjs", "proxy.ts"]) {
-    if (existsSync(path.join(ROOT, f))) newest = Math.max(newest, statSync(path.join(ROOT, f)).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * A build of the current sources (the rule of scripts/run.ts: BUILD_ID newer than every source),
  * made when missing. Resolves to null, or why no build can be had (the caller skips, or fails in CI).
  */
 export async function ensureBuild(log: (m: string) => void): Promise<string | null> {
-  const buildId = path.join(ROOT, DIST_DIR, "BUILD_ID");
-  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceMtime()) return null;
+  if (buildIsFresh(ROOT, DIST_DIR)) return null;
   log(`building the panel into ${DIST_DIR} (next build)…`);
   let output = "";
   const code = await new Promise<number>((resolve) => {
