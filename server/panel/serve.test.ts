@@ -5,7 +5,7 @@
  * (./databaseDown.test.ts: /healthz and the pages when PostgreSQL is away.)
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEER_HEADER } from "./context";
 import { addUser, login, startTestPanel, type TestPanel } from "./panelTestHarness";
@@ -162,6 +162,26 @@ describe("host check and sign-in redirect", () => {
     expect(Number.isFinite(Date.parse(health.listen.since))).toBe(true);
     // and it is the panel's, not the page handler's
     expect(r.body).not.toContain('"url"');
+  });
+
+  it("/healthz answers before the Host check: a load balancer's check with its own Host, or none (HTTP/1.0)", async () => {
+    const foreign = await request(port, "/healthz", { host: "backend.lb.internal:3000" });
+    expect(foreign.status).toBe(200);
+    expect(JSON.parse(foreign.body)).toMatchObject({ ok: true });
+    // what HAProxy's `option httpchk GET /healthz` sends
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, "127.0.0.1", () => socket.end("GET /healthz HTTP/1.0\r\n\r\n"));
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (c: string) => (text += c));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).toContain('"ok":true');
+    // every other path still needs one of the panel's names
+    expect((await request(port, "/healthz/x", { host: "backend.lb.internal:3000" })).status).toBe(421);
+    expect((await request(port, "/login", { host: "evil.example" })).status).toBe(421);
   });
 });
 

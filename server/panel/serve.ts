@@ -3,7 +3,8 @@
  * sockets so the panel knows who it is talking to.
  * - Every request: any incoming `x-gpudeck-peer` header is dropped and replaced by the TCP peer
  *   address (socket.remoteAddress); the panel reads the client address only from it, never from
- *   X-Forwarded-For. The Host must be one of the panel's names (DNS-rebinding guard).
+ *   X-Forwarded-For. The Host must be one of the panel's names (DNS-rebinding guard), except
+ *   for `/healthz`, which load balancers ask with whatever Host they send (or none).
  * - Page requests without a valid session are redirected to /login (not in demo mode). The API
  *   still checks every call itself; this only spares people a page of errors.
  * - `/healthz` (no sign-in): the database and the LISTEN connection as JSON, 200 or 503 (./health.ts).
@@ -100,14 +101,21 @@ function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end(text);
 }
 
-/** The page gate and /healthz: true when the request was answered here. */
+/**
+ * `/healthz`, whatever the Host: load balancers' checks often send none or the backend's address
+ * (HAProxy's `option httpchk GET /healthz` sends HTTP/1.0 without Host), and it holds nothing a
+ * rebinding page could use. True when the request was answered here.
+ */
+async function answeredHealth(req: IncomingMessage, res: ServerResponse, panel: NonNullable<PanelServerOptions["panel"]>): Promise<boolean> {
+  if (!panel.health || (req.method !== "GET" && req.method !== "HEAD") || new URL(req.url ?? "/", "http://panel").pathname !== "/healthz") return false;
+  const health = await panel.health();
+  res.writeHead(health.ok ? 200 : 503, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(`${JSON.stringify(health)}\n`);
+  return true;
+}
+
+/** The page gate: true when the request was answered here. */
 async function answeredHere(req: IncomingMessage, res: ServerResponse, panel: NonNullable<PanelServerOptions["panel"]>): Promise<boolean> {
   const { config } = panel;
-  if (panel.health && (req.method === "GET" || req.method === "HEAD") && new URL(req.url ?? "/", "http://panel").pathname === "/healthz") {
-    const health = await panel.health();
-    res.writeHead(health.ok ? 200 : 503, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(`${JSON.stringify(health)}\n`);
-    return true;
-  }
   let redirect: Awaited<ReturnType<typeof pageRedirect>> = null;
   try {
     redirect = await pageRedirect(req, panel);
@@ -139,28 +147,31 @@ export function createPanelServer(options: PanelServerOptions): http.Server {
   const server = http.createServer(serverOptions, (req, res) => {
     setPeerHeader(req);
     const panel = options.panel;
+    const fail = (err: Error) => {
+      console.error(`[panel] request failed: ${err.message}`);
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end();
+    };
     if (panel && !hostAllowed(req.headers.host ?? null, panel.config.allowedHosts)) {
-      const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
-      plain(res, 421, `This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
+      void answeredHealth(req, res, panel)
+        .then((answered) => {
+          if (answered) return;
+          const name = (hostName(req.headers.host ?? null) ?? "").slice(0, 100);
+          plain(res, 421, `This panel does not answer to the name '${name}'. Set GPUDECK_PUBLIC_URL or GPUDECK_ALLOWED_HOSTS to use it.\n`);
+        })
+        .catch(fail);
       return;
     }
     // the API goes straight to the panel's handler (./webBridge.ts); pages and assets to Next
     const bridge = panel?.handle;
     if (bridge && BRIDGED_PATH.test(req.url ?? "")) {
-      void serveWebHandler(req, res, bridge).catch((err: Error) => {
-        console.error(`[panel] request failed: ${err.message}`);
-        if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
-        res.end();
-      });
+      void serveWebHandler(req, res, bridge).catch(fail);
       return;
     }
-    void (panel ? answeredHere(req, res, panel) : Promise.resolve(false))
-      .then((answered) => (answered ? undefined : options.handle(req, res)))
-      .catch((err: Error) => {
-        console.error(`[panel] request failed: ${err.message}`);
-        if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
-        res.end();
-      });
+    void (async () => {
+      if (panel && ((await answeredHealth(req, res, panel)) || (await answeredHere(req, res, panel)))) return;
+      await options.handle(req, res);
+    })().catch(fail);
   });
   server.timeout = t.idleMs;
   return server;
