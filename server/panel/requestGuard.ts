@@ -61,6 +61,26 @@ export function originAllowed(req: Request, allowedOrigins: readonly string[]): 
   return site === null || site === "same-origin" || site === "none";
 }
 
+/**
+ * The refusal of a request from another origin, saying what it saw, what it expected and what to
+ * set: behind a proxy that rewrites Host (nginx's `$host` drops the port) or without
+ * panel.public_url, every action is refused and the person needs to know why.
+ */
+export function originRefusal(req: Request, allowedOrigins: readonly string[]): string {
+  const origin = req.headers.get("origin");
+  const host = req.headers.get("host");
+  const seen =
+    origin !== null
+      ? `origin '${origin.slice(0, 200)}'`
+      : `a page of another site (Sec-Fetch-Site: ${(req.headers.get("sec-fetch-site") ?? "").slice(0, 40)}, no Origin)`;
+  const expected = [...allowedOrigins.map((o) => `'${o}'`), ...(host ? [`'http(s)://${host.slice(0, 200)}' (the Host header it was sent with)`] : [])];
+  return (
+    `Cross-origin request refused. It came from ${seen}; this panel expected ${expected.length ? expected.join(" or ") : "a Host header"}. ` +
+    "If people reach the panel through a reverse proxy, set panel.public_url (GPUDECK_PUBLIC_URL) to the address they open, " +
+    "and have the proxy pass the Host header with its port (nginx: proxy_set_header Host $http_host)."
+  );
+}
+
 /** Number of procedures in a tRPC URL (`/api/trpc/a,b,c?batch=1`). */
 export function batchSize(url: URL): number {
   const last = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
@@ -82,7 +102,7 @@ export function guardRequest(req: Request, policy: GuardPolicy): GuardResult {
     };
   }
   if (!originAllowed(req, policy.allowedOrigins)) {
-    return { ok: false, status: 403, code: "FORBIDDEN", message: "Cross-origin request refused." };
+    return { ok: false, status: 403, code: "FORBIDDEN", message: originRefusal(req, policy.allowedOrigins) };
   }
   if (batchSize(new URL(req.url)) > MAX_BATCH_CALLS) {
     return { ok: false, status: 400, code: "BAD_REQUEST", message: `More than ${MAX_BATCH_CALLS} calls in one batch.` };
