@@ -1,11 +1,14 @@
 /**
  * /metrics series for GPU health (next to ./metrics.ts, which renders the rest): clock event
  * (throttle) reasons, ECC error counts, the unified-memory pool, and Xids seen this run. As
- * everywhere in /metrics, a value nvidia-smi did not report gives no series, never 0.
+ * everywhere in /metrics, a value nvidia-smi did not report gives no series, never 0; a count
+ * that is known to be zero (no Xid yet) is a series at 0.
  */
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { GpuFault } from "../contract/faults";
-import type { GpuSample } from "../contract/types";
+import type { GpuReading, GpuSample } from "../contract/types";
+import { XID_CODES } from "./faults/xidCodes";
+import { pciKey } from "./faults/xid";
 
 const MIB = 1024 * 1024;
 
@@ -39,12 +42,27 @@ export function registerHealthMetrics(registers: Registry[], sample: GpuSample):
   }
 }
 
-export function registerFaultMetrics(registers: Registry[], faults: readonly GpuFault[]): void {
+/** nvidia-smi's `00000000:3B:00.0` as the driver prints it in an Xid (`0000:3b:00`); "" when unparsable. */
+export function driverPci(pciBusId: string): string {
+  const key = pciKey(pciBusId);
+  if (key === null) return "";
+  const [domain, bus, device] = key.split(":");
+  return `${Number(domain).toString(16).padStart(4, "0")}:${bus}:${device}`;
+}
+
+/**
+ * Xids seen this run, by GPU and code. Every GPU has a series at 0 for each code the agent knows
+ * (./faults/xidCodes.ts) from the start, so `increase()` counts the first Xid too; a code
+ * outside that table starts at its first message.
+ */
+export function registerFaultMetrics(registers: Registry[], faults: readonly GpuFault[], gpus: readonly Pick<GpuReading, "uuid" | "pciBusId">[] = []): void {
   const xids = new Counter({
     name: "gpudeck_gpu_xid_errors_total",
     help: "NVIDIA Xid messages in the kernel log since the agent started, by GPU (PCI address) and code",
     labelNames: ["pci", "uuid", "code"] as const,
     registers,
   });
-  for (const f of faults) xids.inc({ pci: f.pci, uuid: f.gpuUuid ?? "", code: String(f.code) });
+  const pciOf = new Map(gpus.map((g) => [g.uuid, driverPci(g.pciBusId)]));
+  for (const [uuid, pci] of pciOf) for (const code of XID_CODES.keys()) xids.inc({ pci, uuid, code: String(code) }, 0);
+  for (const f of faults) xids.inc({ pci: (f.gpuUuid !== null && pciOf.get(f.gpuUuid)) || f.pci, uuid: f.gpuUuid ?? "", code: String(f.code) });
 }

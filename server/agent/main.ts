@@ -136,6 +136,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
       const text = await renderMetrics({
         sample: hub.gpuNow(),
         telemetry: hub.telemetryStatus(),
+        systemd: hub.systemdStatus(),
         units: hub.units(),
         eventStreams: hub.subscriberCount(),
         faults: parts.faults.all(),

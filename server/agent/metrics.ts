@@ -137,7 +137,8 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
   }
 
   if (fresh && input.sample) registerHealthMetrics(registers, input.sample);
-  if (input.faults) registerFaultMetrics(registers, input.faults);
+  // the GPUs of the latest sample even when it is stale: a counter's series must not come and go
+  if (input.faults) registerFaultMetrics(registers, input.faults, input.sample?.gpus ?? []);
   if (input.engines) registerReadinessMetrics(registers, input.engines);
 
   return registry.metrics();

@@ -162,6 +162,9 @@ export class SimWorld {
         utilizationPct: utilPct,
         temperatureC: Math.round(33 + utilPct * 0.38 + (used / g.totalMiB) * 4),
         powerW: Math.round((118 + utilPct * 5.2 + (used > 0 ? 40 : 0)) * 10) / 10,
+        // a healthy data-centre GPU with ECC on: counts reported, and zero
+        eccCorrectedVolatile: 0,
+        eccUncorrectedVolatile: 0,
       };
     });
     return { gpus, apps };
