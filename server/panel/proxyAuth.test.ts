@@ -95,7 +95,10 @@ describe("a trusted range without a secret", () => {
       execFile(
         "node_modules/.bin/tsx",
         ["server/panel/serve.ts"],
-        { env: { PATH: process.env.PATH, ...base, GPUDECK_TRUSTED_PROXIES: "10.0.0.0/8", PORT: "9" }, timeout: 30_000 },
+        {
+          env: { PATH: process.env.PATH, ...base, GPUDECK_TRUSTED_PROXIES: "10.0.0.0/8", PORT: "9", NODE_ENV: "production" } as NodeJS.ProcessEnv,
+          timeout: 30_000,
+        },
         (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stderr }),
       );
     });
