@@ -20,3 +20,11 @@ export function hostErrorForViewers(error: string): string {
       : "the panel has no working connection to this host's agent";
   return `${what}; an admin sees the details (the agent's address, the token's source) on the Hosts page`;
 }
+
+/** Where a panel error names an agent's URL (and token file): "the agent at <url> could not be reached …". */
+const AGENT_ERROR = /\bthe agent at \S+ (?:refused the panel's bearer token|could not be reached)/;
+
+/** An error message as `role` may read it: in full for admins, else without the agent's address and token file. */
+export function agentErrorForRole(message: string, role: string | null): string {
+  return role === "admin" || !AGENT_ERROR.test(message) ? message : hostErrorForViewers(message);
+}

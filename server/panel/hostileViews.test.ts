@@ -235,6 +235,18 @@ describe("a host's connection error names its agent and token file: admins only"
     }
   });
 
+  it("errors of calls to that agent: in full for admins, without the URL or the file for others", async () => {
+    const input = { host: "gpu-x", name: EMBED };
+    const admin = await call(bad.panel, "units.get", { method: "GET", input, cookie: names.ada! });
+    expect(admin.status).toBe(502);
+    expect(admin.text).toContain(names.tokenFile);
+    const viewer = await call(bad.panel, "units.get", { method: "GET", input, cookie: names.vera! });
+    expect(viewer.status).toBe(502);
+    expect(viewer.json?.error?.message).toMatch(/^the agent refused the panel's token; an admin sees the details/);
+    expect(viewer.text).not.toContain(names.tokenFile);
+    expect(viewer.text).not.toContain(agent.url.replace(/^https?:\/\//, ""));
+  });
+
   it("the same in units.list and on the fleet event stream", async () => {
     const list = await as("vera", "units.list");
     expect(list.text).toMatch(/the agent refused the panel's token/);
