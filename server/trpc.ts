@@ -8,6 +8,7 @@ import { ZodError } from "zod";
 import type { Actor } from "./contract/actors";
 import { zodIssuesMessage } from "./contract/errors";
 import { redactOutput } from "./contract/redact";
+import { agentErrorForRole } from "./contract/roleViews";
 import { wireTransformer } from "./contract/wire";
 
 export interface Context {
@@ -24,12 +25,13 @@ const t = initTRPC.context<Context>().create({
     ping: { enabled: true, intervalMs: 10_000 },
     client: { reconnectAfterInactivityMs: 25_000 },
   },
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     // Zod messages are written for people: surface the first one as the error message.
     const zodError = error.cause instanceof ZodError ? error.cause : null;
     return {
       ...shape,
-      message: zodError ? zodIssuesMessage(zodError) : shape.message,
+      // a panel error naming an agent's URL and token file goes to admins only (contract/roleViews.ts)
+      message: zodError ? zodIssuesMessage(zodError) : agentErrorForRole(shape.message, ctx?.actor?.role ?? null),
       data: { ...shape.data, stack: undefined },
     };
   },

@@ -5,6 +5,7 @@
  */
 import { formatDurationWords, formatTime, formatUsecSetting } from "@/server/contract/format";
 import type { CrashLoopReport } from "@/server/contract/faults";
+import { JOURNAL_HIDDEN } from "@/server/contract/roleViews";
 import { crashLoopEndless } from "./crashLoopText";
 
 const RESTARTS_SHOWN = 10;
@@ -65,6 +66,11 @@ export function CrashLoopEvidence({ report }: { report: CrashLoopReport }) {
         <p className="text-xs">
           Last line it wrote (at {formatTime(report.lastLogLine.atUsec / 1000)}):{" "}
           <code className="whitespace-pre-wrap break-all">{report.lastLogLine.message}</code>
+        </p>
+      )}
+      {!report.lastLogLine && report.lastLogLineHidden && (
+        <p className="text-xs text-zinc-500" data-testid="last-line-hidden">
+          Last line it wrote: {JOURNAL_HIDDEN}
         </p>
       )}
       <p>

@@ -8,6 +8,7 @@
 import { useNow } from "@/components/live/LiveProvider";
 import { formatDuration, formatTime } from "@/server/contract/format";
 import type { EngineMetrics, Readiness } from "@/server/contract/readiness";
+import { JOURNAL_HIDDEN } from "@/server/contract/roleViews";
 import { engineMetricRows, modelWithVram, probeText, timingsText } from "./engineFacts";
 import { ReadinessLine } from "./ReadinessLine";
 import { engineName, progressText } from "./readinessText";
@@ -62,6 +63,11 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
           <Row name="Last line it logged" testId="engine-line">
             <span className="text-zinc-500">{formatTime(r.line.atMs)} </span>
             <code className="whitespace-pre-wrap break-all">{r.line.text}</code>
+          </Row>
+        )}
+        {!r.line && r.lineHidden && (
+          <Row name="Last line it logged" testId="engine-line-hidden">
+            <span className="text-zinc-500">{JOURNAL_HIDDEN}</span>
           </Row>
         )}
         {timings && <Row name="Stage timings">{timings}</Row>}

@@ -262,7 +262,11 @@ test("an admin adds a host nobody can reach: it shows down with a clear error, o
     await expect(viewer.locator(`[data-testid="host-entry"][data-host="${name}"]`)).toHaveAttribute("data-state", "down");
     await expect(viewer.getByRole("form", { name: "Add host" })).toHaveCount(0);
     await expect(viewer.getByTestId("host-token")).toHaveCount(0);
-    // (the connection error is the server's sentence for everyone; the address field is admins' only)
+    // the connection error names the agent's address and token file: a viewer gets a sentence without them
+    const theirEntry = viewer.locator(`[data-testid="host-entry"][data-host="${name}"]`);
+    await expect(theirEntry.getByTestId("host-error")).toContainText("the agent could not be reached; an admin sees the details");
+    await expect(theirEntry.getByTestId("host-error")).not.toContainText(unreachable);
+    expect(await viewer.content()).not.toContain(unreachable);
     await expect(viewer.getByText("Agent URL")).toHaveCount(0);
     await expect(viewer.getByRole("button", { name: "Remove" })).toHaveCount(0);
   } finally {

@@ -3,7 +3,7 @@
  * the packed tarball under /opt/gpudeck-<version> (/opt/gpudeck links to it), deploy/'s units, sysusers file, polkit rule and example
  * config as shipped. The units pass systemd-analyze verify; the agent runs as the unprivileged
  * user gpudeck and, through the polkit rule, starts a unit the rule lists and is refused one it
- * does not; the panel runs as a dynamic user and answers over HTTP, and `gpudeck user` as root
+ * does not (nor a template instance its vllm-*.service would cover with '*' matching '@'); the panel runs as a dynamic user and answers over HTTP, and `gpudeck user` as root
  * keeps its database its own; doctor passes, and fails on a unit polkit refuses and on a glob
  * that matches nothing; the root drop-in lets the agent manage any unit it shows.
  */
@@ -129,6 +129,21 @@ describe.skipIf(skip)("installed gpudeck under real systemd", () => {
     await agent.units.kill.mutate({ name: ALLOWED });
     await agent.units.resetFailed.mutate({ name: ALLOWED });
     await agent.units.stop.mutate({ name: ALLOWED });
+  });
+
+  it("the polkit rule's vllm-*.service does not cover a template instance (a name with '@'), as the agent's allow-list does not", async () => {
+    await sb.writeFile("/etc/systemd/system/vllm-e2e@.service", "[Service]\nExecStart=/bin/sleep infinity\n");
+    await systemctl("daemon-reload");
+    const asGpudeck = (verb: string, unit: string) =>
+      sh(["systemd-run", "--quiet", "--wait", "--pipe", "-p", "User=gpudeck", "systemctl", "--no-ask-password", verb, unit]);
+    const instance = await asGpudeck("start", "vllm-e2e@--anything.service");
+    expect(instance.code, instance.stdout + instance.stderr).not.toBe(0);
+    expect(instance.stderr).toMatch(/Interactive authentication required|Access denied/);
+    expect((await sh(["systemctl", "is-active", "vllm-e2e@--anything.service"])).stdout.trim()).not.toBe("active");
+    // the same user, the same way, on a unit the rule lists: granted
+    const plain = await asGpudeck("restart", ALLOWED);
+    expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+    await systemctl("stop", ALLOWED);
   });
 
   it("the panel starts as a dynamic user and answers over HTTP", async () => {

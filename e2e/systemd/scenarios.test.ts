@@ -392,8 +392,19 @@ describe.skipIf(skip)("agent + real systemd: unit scenarios", () => {
     await expect(agent.client.units.start.mutate({ name: "e2e-masked.service" })).rejects.toThrow(/masked/);
     await expect(agent.client.units.start.mutate({ name: "e2e-broken.service" })).rejects.toThrow(/bad|invalid|setting/i);
 
-    const missing = await agent.client.units.get.query({ name: "e2e-missing.service" });
-    expect(missing.loadState).toBe("not-found");
     await expect(agent.client.units.start.mutate({ name: "e2e-missing.service" })).rejects.toThrow(/not found/);
+  });
+
+  it("units.get of names the globs match but no unit file has: not found, never loaded in systemd, never listed", async () => {
+    const names = ["e2e-phantom-1.service", "e2e-phantom-2.service", "e2e-phantom-3.service", "e2e-phantom-4.service", "e2e-phantom-5.service"];
+    const m = agent.mark();
+    for (const name of names) await expect(agent.client.units.get.query({ name })).rejects.toThrow(/not known to systemd/);
+    // a diagnosis of one (a viewer may ask for it) says so, and loads nothing either
+    expect((await agent.client.units.diagnose.query({ name: names[0]! })).code).toBe("not-found");
+    await sleep(500);
+    const loaded = (await sb.systemctl(["list-units", "--all", "--plain", "--no-legend", "e2e-phantom-*"], { check: false })).stdout;
+    expect(loaded.trim()).toBe("");
+    expect((await agent.client.units.list.query()).units.map((u) => u.name).filter((n) => n.startsWith("e2e-phantom"))).toEqual([]);
+    expect(agent.events.slice(m).filter((e) => e.kind === "unit" && e.unit.name.startsWith("e2e-phantom"))).toEqual([]);
   });
 });

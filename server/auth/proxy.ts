@@ -173,6 +173,19 @@ export class ProxyAuthenticator {
   }
 }
 
+/**
+ * Trusted entries that are ranges rather than one address (`10.0.0.0/8`, `fd00::/8`; `/32` and
+ * `/128` are one address). With proxy sign-in on and no shared secret, everyone in such a range
+ * could name any user in the identity header, so the panel refuses to start (config.ts).
+ */
+export function trustedProxyRanges(entries: readonly string[]): string[] {
+  return entries.filter((raw) => {
+    const [addr, bits] = raw.trim().split("/");
+    if (bits === undefined) return false;
+    return Number(bits) < (isIP(addr ?? "") === 6 ? 128 : 32);
+  });
+}
+
 /** A warning for the log when trusting these proxies trusts every local process, or null. */
 export function proxyTrustWarning(config: Readonly<ProxyAuthConfig>): string | null {
   if (!config.enabled || config.secret) return null;

@@ -98,4 +98,9 @@ export interface Diagnosis {
    * (or the stop timeout); crash-loop/auto-restart-pending: until the next automatic restart.
    */
   etaMs?: number;
+  /**
+   * How many journal-sourced evidence rows the panel removed because the caller may not read
+   * journals (one row labelled JOURNAL_HIDDEN_LABEL says so instead; contract/roleViews.ts).
+   */
+  journalHidden?: number;
 }

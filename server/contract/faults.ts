@@ -80,4 +80,6 @@ export interface CrashLoopReport {
   startLimitIntervalUsec: number;
   /** the last line the service itself wrote (not systemd's), when known */
   lastLogLine: { atUsec: Usec; message: string } | null;
+  /** true where the panel removed `lastLogLine` because the caller may not read journals (contract/roleViews.ts) */
+  lastLogLineHidden?: boolean;
 }

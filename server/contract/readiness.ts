@@ -57,6 +57,8 @@ export interface Readiness {
   stageSinceMs?: Ms | null;
   /** the engine's last log line that set the stage or the failure, as logged (ANSI colour removed) */
   line?: { atMs: Ms; text: string } | null;
+  /** true where the panel removed `line` because the caller may not read journals (contract/roleViews.ts) */
+  lineHidden?: boolean;
   /** stage durations the engine logged in this run, oldest first */
   timings?: EngineTiming[];
   /** MiB of GPU memory per loaded model, where the engine reports it (Ollama /api/ps size_vram) */

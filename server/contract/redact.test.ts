@@ -94,3 +94,50 @@ describe("redactDeep / redactOutput", () => {
     expect(items).toEqual([["id-1", { message: `--token ${REDACTED}` }, marker], { message: `PASSWORD=${REDACTED}` }]);
   });
 });
+
+describe("well-known secret flags and URLs with credentials (issue 25, finding 12)", () => {
+  it.each(["--token", "--password", "--auth", "--api-key", "--hf-token", "--basic-auth", "--auth-token", "--http-auth", "REDIS_AUTH"])(
+    "%s is a secret",
+    (name) => expect(isSecretName(name)).toBe(true),
+  );
+  it.each(["--no-auth", "--disable-auth", "--auth-file", "--auth-type", "--auth-url", "--oauth-client-id"])("%s is not", (name) =>
+    expect(isSecretName(name)).toBe(false),
+  );
+
+  it("masks --flag value and --flag=value for each of them, as argv elements", () => {
+    for (const flag of ["--token", "--password", "--auth", "--api-key", "--hf-token"]) {
+      expect(redactArgv(["srv", flag, "s3cr3t-v4lue", "--port", "8000"]), flag).toEqual(["srv", flag, REDACTED, "--port", "8000"]);
+      expect(redactArgv(["srv", `${flag}=s3cr3t-v4lue`, "model"]), flag).toEqual(["srv", `${flag}=${REDACTED}`, "model"]);
+    }
+  });
+
+  it("masks them inside a shell line, quoted values whole", () => {
+    const line = `exec srv --auth admin:hunter2 --password "two words" --token='t 1' TOKEN="x y" --port 8000 model`;
+    const out = redactText(line);
+    expect(out).toBe(`exec srv --auth ${REDACTED} --password "${REDACTED}" --token='${REDACTED}' TOKEN="${REDACTED}" --port 8000 model`);
+    for (const leak of ["hunter2", "two", "words", "t 1", "x y"]) expect(out).not.toContain(leak);
+  });
+
+  it("masks credentials in a URL in any argument, also an empty user or an '@' in the password", () => {
+    const argv = [
+      "srv",
+      "--model-url",
+      "https://bob:pa55@models.example/x",
+      "--cache=redis://:redispw@cache:6379/0",
+      "--mirror=https://u:p@ss@mirror.example",
+      "postgres://app:dbpw@db/gpudeck",
+    ];
+    const out = redactArgv(argv).join(" ");
+    for (const leak of ["pa55", "redispw", "p@ss", "ss@mirror", "dbpw"]) expect(out).not.toContain(leak);
+    expect(out).toContain(`https://bob:${REDACTED}@models.example/x`);
+    expect(out).toContain(`redis://:${REDACTED}@cache:6379/0`);
+    expect(out).toContain(`https://u:${REDACTED}@mirror.example`);
+  });
+
+  it("leaves switches, ports and query strings alone", () => {
+    expect(redactArgv(["srv", "--no-auth", "meta/llama", "--port", "8000"])).toEqual(["srv", "--no-auth", "meta/llama", "--port", "8000"]);
+    expect(redactText("listening on http://0.0.0.0:8000?contact=ops@example.com")).toBe("listening on http://0.0.0.0:8000?contact=ops@example.com");
+    const once = redactText(`--password "a b" https://:pw@h`);
+    expect(redactText(once)).toBe(once);
+  });
+});

@@ -10,9 +10,44 @@
 export const REDACTED = "••••";
 
 /** Name segments (split at - _ .) that make a flag or variable a secret: `--hf-token`, `OPENAI_API_KEY`. */
-const SECRET_SEGMENTS = new Set(["token", "secret", "secrets", "password", "passwd", "pwd", "apikey", "credential", "credentials", "key", "passphrase"]);
+const SECRET_SEGMENTS = new Set([
+  "token",
+  "secret",
+  "secrets",
+  "password",
+  "passwd",
+  "pwd",
+  "apikey",
+  "credential",
+  "credentials",
+  "creds",
+  "key",
+  "passphrase",
+  "auth",
+  "authorization",
+]);
 /** …unless a segment says the value only points at one or describes it: `--api-key-file`, `--max-key-len`. */
-const NOT_THE_SECRET = new Set(["file", "path", "dir", "id", "name", "env", "len", "length", "size", "mode", "type", "header", "var"]);
+const NOT_THE_SECRET = new Set([
+  "file",
+  "path",
+  "dir",
+  "id",
+  "name",
+  "env",
+  "len",
+  "length",
+  "size",
+  "mode",
+  "type",
+  "header",
+  "var",
+  "method",
+  "url",
+  "host",
+  "port",
+]);
+/** …or a first segment says it is a switch, not a value: `--no-auth`, `--disable-auth`. */
+const SWITCH_PREFIXES = new Set(["no", "enable", "disable", "require", "skip", "allow"]);
 
 /** Is a flag (`--api-key`, `-token`) or variable name (`HF_TOKEN`, `password`) one whose value is a secret? */
 export function isSecretName(name: string): boolean {
@@ -21,16 +56,26 @@ export function isSecretName(name: string): boolean {
     .toLowerCase()
     .split(/[-_.]+/)
     .filter(Boolean);
+  if (segments.length > 1 && SWITCH_PREFIXES.has(segments[0]!)) return false;
   return segments.some((s) => SECRET_SEGMENTS.has(s)) && !segments.some((s) => NOT_THE_SECRET.has(s));
 }
 
 const FLAG = "--?[A-Za-z0-9][A-Za-z0-9_.-]*";
-const FLAG_EQ = new RegExp(`(^|[\\s'"=])(${FLAG})=([^\\s'"]+)`, "g");
-const FLAG_SPACE = new RegExp(`(^|[\\s'"])(${FLAG})(\\s+['"]?)([^\\s'"]+)`, "g");
-const ENV = /(^|[\s'";(])([A-Za-z_][A-Za-z0-9_]*)=([^\s'";)]+)/g;
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:'"]+)(?::([^\s/@'"]*))?@/gi;
+/** A value as a shell line writes it: 'quoted', "quoted" (spaces and all) or one bare word. */
+const VALUE = `'[^']*'|"[^"]*"|[^\\s'"]+`;
+const FLAG_EQ = new RegExp(`(^|[\\s'"=])(${FLAG})=(${VALUE})`, "g");
+const FLAG_SPACE = new RegExp(`(^|[\\s'"])(${FLAG})(\\s+)(${VALUE})`, "g");
+const ENV = /(^|[\s'";(])([A-Za-z_][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^\s'";)]+)/g;
+/** scheme://user:password@ (the password may itself hold an '@'; the user may be empty: redis://:pw@) or scheme://token@ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:'"]*)(?::([^\s/?#'"]*))?@/gi;
 const AUTH_HEADER = /\b((?:proxy-)?authorization\s*[:=]\s*(?:bearer|basic|token|digest)?\s*)([^\s'"]+)/gi;
 const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
+
+/** A value's mask, keeping the quotes around it. */
+function masked(value: string): string {
+  const q = value[0];
+  return (q === "'" || q === '"') && value.length > 1 && value.endsWith(q) ? `${q}${REDACTED}${q}` : REDACTED;
+}
 
 /** Secrets inside one string: a shell script, a log line, one argv element. */
 export function redactText(text: string): string {
@@ -41,11 +86,11 @@ export function redactText(text: string): string {
     )
     .replace(AUTH_HEADER, (_m, head: string) => `${head}${REDACTED}`)
     .replace(BEARER, (_m, head: string) => `${head}${REDACTED}`)
-    .replace(FLAG_EQ, (m, pre: string, flag: string) => (isSecretName(flag) ? `${pre}${flag}=${REDACTED}` : m))
+    .replace(FLAG_EQ, (m, pre: string, flag: string, value: string) => (isSecretName(flag) ? `${pre}${flag}=${masked(value)}` : m))
     .replace(FLAG_SPACE, (m, pre: string, flag: string, gap: string, value: string) =>
-      isSecretName(flag) && !value.startsWith("--") && value !== REDACTED ? `${pre}${flag}${gap}${REDACTED}` : m,
+      isSecretName(flag) && !value.startsWith("--") && value !== REDACTED ? `${pre}${flag}${gap}${masked(value)}` : m,
     )
-    .replace(ENV, (m, pre: string, name: string) => (isSecretName(name) ? `${pre}${name}=${REDACTED}` : m));
+    .replace(ENV, (m, pre: string, name: string, value: string) => (isSecretName(name) ? `${pre}${name}=${masked(value)}` : m));
 }
 
 /** An argv: `--api-key` then its value as the next element, and every element's own text. */

@@ -22,6 +22,11 @@ export function preserialized<T>(value: T): T {
   return new PreSerialized(JSON.stringify(value)) as unknown as T;
 }
 
+/** The JSON text of a `preserialized` value; null for any other value. */
+export function preserializedJson(value: unknown): string | null {
+  return value instanceof PreSerialized ? value.json : null;
+}
+
 /** Reuse one serialization across many sends (`preserialized` is cheap to pass around). */
 export function isPreserialized(value: unknown): boolean {
   return value instanceof PreSerialized;

@@ -24,7 +24,8 @@
  *   GPUDECK_PROXY_DEFAULT_ROLE (viewer|operator|admin; unset refuses unknown users),
  *   GPUDECK_PROXY_DEFAULT_UNITS (globs for such operators),
  *   GPUDECK_PROXY_SECRET_FILE or GPUDECK_PROXY_SECRET (a secret of at least 32 characters the proxy
- *   sends in GPUDECK_PROXY_SECRET_HEADER, default x-gpudeck-proxy-secret; then nothing else is believed)
+ *   sends in GPUDECK_PROXY_SECRET_HEADER, default x-gpudeck-proxy-secret; then nothing else is believed;
+ *   required when GPUDECK_TRUSTED_PROXIES holds a range rather than single addresses)
  *   Alerts (see server/alerts/config.ts): GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS,
  *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE
  *   GPUDECK_STATUS_TOKEN  turns the status page on, reachable with this token (at least 16 characters)
@@ -33,7 +34,7 @@ import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
-import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
+import { trustedProxyList, trustedProxyRanges, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
@@ -178,6 +179,14 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
   const secretHeader = env.GPUDECK_PROXY_SECRET_HEADER?.trim().toLowerCase() || undefined;
   if (secretHeader && !/^[a-z0-9-]+$/.test(secretHeader)) throw new PanelConfigError("GPUDECK_PROXY_SECRET_HEADER must be a header name");
   const secret = proxySecret(env);
+  const ranges = trustedProxyRanges(trustedProxies);
+  if (proxyHeader && secret === null && ranges.length > 0) {
+    throw new PanelConfigError(
+      `GPUDECK_TRUSTED_PROXIES trusts a range (${ranges.join(", ")}) for proxy sign-in (GPUDECK_PROXY_AUTH_HEADER) without GPUDECK_PROXY_SECRET: ` +
+        `anyone in that range could send ${proxyHeader}: admin. Set GPUDECK_PROXY_SECRET (or GPUDECK_PROXY_SECRET_FILE) to a secret the proxy sends, ` +
+        "or trust the proxy's single address instead of a range",
+    );
+  }
 
   return {
     hosts,

@@ -114,7 +114,11 @@ describe("panel configuration", () => {
   });
 
   it("proxy mode: header name lower-cased, proxies parsed, unknown users refused unless a default role is set", async () => {
-    const c = loadPanelConfig({ GPUDECK_PROXY_AUTH_HEADER: "X-Auth-Request-User", GPUDECK_TRUSTED_PROXIES: "10.0.0.1, fd00::/8" });
+    const c = loadPanelConfig({
+      GPUDECK_PROXY_AUTH_HEADER: "X-Auth-Request-User",
+      GPUDECK_TRUSTED_PROXIES: "10.0.0.1, fd00::/8",
+      GPUDECK_PROXY_SECRET: "s".repeat(32),
+    });
     expect(c.proxy).toMatchObject({ enabled: true, header: "x-auth-request-user", trustedProxies: ["10.0.0.1", "fd00::/8"], defaultRole: null });
   });
 });

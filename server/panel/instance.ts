@@ -12,6 +12,7 @@
  */
 import { PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
 import { proxyTrustWarning } from "../auth/proxy";
+import { addressBucket } from "../auth/rateLimit";
 import type { Clock } from "../auth/types";
 import { AuditSettler } from "./fleet/auditSettler";
 import { Fleet, type FleetOptions } from "./fleet/fleet";
@@ -27,7 +28,7 @@ import type { StatusHttpDeps } from "../statusPage/http";
 import { StatusPageService, type StatusServiceOptions } from "../statusPage/statusService";
 import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
-import { peerAddress } from "./context";
+import { clientAddress, peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { panelHealth, type PanelHealth } from "./health";
 import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
@@ -185,6 +186,10 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
           .then((who) => who.ok)
           .catch(() => false)),
       shutdown: shutdown.signal,
+      clientKey: (req) => {
+        const address = clientAddress(req.headers, config);
+        return address === null ? null : addressBucket(address);
+      },
     },
     handle: (req) => handlePanelRequest(req, endpoint),
     handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),

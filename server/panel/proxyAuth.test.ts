@@ -1,4 +1,5 @@
 /** Trusted reverse-proxy sign-in through the panel's real endpoint: a shared secret, exact names, the loopback warning. */
+import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEER_HEADER } from "./context";
 import { loadPanelConfig } from "./config";
@@ -68,4 +69,41 @@ describe("proxy configuration", () => {
       loadPanelConfig({ GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_SECRET_FILE: "/nonexistent/secret" }),
     ).toThrow(/cannot read GPUDECK_PROXY_SECRET_FILE/);
   });
+});
+
+describe("a trusted range without a secret", () => {
+  const base = { GPUDECK_DATA_DIR: "/tmp/x", GPUDECK_AGENT_TOKEN: "t".repeat(40), GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user" };
+  const bothNamed = /GPUDECK_TRUSTED_PROXIES[^]*GPUDECK_PROXY_SECRET/;
+
+  it("is refused: anyone in the range could name any user", () => {
+    for (const range of ["10.0.0.0/8", "10.20.30.40, 192.168.1.0/24", "fd00::/8", "0.0.0.0/0"]) {
+      expect(() => loadPanelConfig({ ...base, GPUDECK_TRUSTED_PROXIES: range }), range).toThrow(bothNamed);
+    }
+  });
+
+  it("a single address stays allowed (also as /32 or /128), and a range with the secret", () => {
+    for (const one of ["10.20.30.40", "10.20.30.40/32", "fd00::1/128", "::1"]) {
+      expect(loadPanelConfig({ ...base, GPUDECK_TRUSTED_PROXIES: one }).proxy.trustedProxies, one).toEqual([one]);
+    }
+    expect(loadPanelConfig({ ...base, GPUDECK_TRUSTED_PROXIES: "10.0.0.0/8", GPUDECK_PROXY_SECRET: SECRET }).proxy.secret).toBe(SECRET);
+    // without proxy sign-in a range only says whose X-Forwarded-For to read
+    expect(loadPanelConfig({ ...base, GPUDECK_PROXY_AUTH_HEADER: undefined, GPUDECK_TRUSTED_PROXIES: "10.0.0.0/8" }).proxy.enabled).toBe(false);
+  });
+
+  it("the panel process exits non-zero at start, naming both variables", async () => {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        "node_modules/.bin/tsx",
+        ["server/panel/serve.ts"],
+        {
+          env: { PATH: process.env.PATH, ...base, GPUDECK_TRUSTED_PROXIES: "10.0.0.0/8", PORT: "9", NODE_ENV: "production" } as NodeJS.ProcessEnv,
+          timeout: 30_000,
+        },
+        (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stderr }),
+      );
+    });
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/configuration error: /);
+    expect(stderr).toMatch(bothNamed);
+  }, 40_000);
 });

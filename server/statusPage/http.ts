@@ -5,6 +5,8 @@
  * the page's switch and token (`?token=` or the path); a signed-in panel user may always look
  * (admins preview it before turning it on). Responses are cache-friendly (ETag, a short
  * max-age: public for a public page, private for a link with a token) and never carry cookies.
+ * Streams are capped for the panel (500) and, for callers who are not signed in, per address
+ * (20; IPv6 by /64); a signed-in caller's stream re-checks the session and ends with it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { StatusDocument } from "../contract/statusPage";
@@ -20,10 +22,19 @@ export interface StatusHttpDeps {
   shutdown: AbortSignal;
   /** how often an open stream looks for a change */
   streamIntervalMs?: number;
+  /** the caller's address as the panel counts it (IPv6 by /64); null when unknown */
+  clientKey?(req: Request): string | null;
+  /** how often a signed-in caller's stream re-checks the session (default 15 s) */
+  sessionRecheckMs?: number;
+  /** open streams at most per address of callers who are not signed in (default 20) */
+  streamsPerAddress?: number;
 }
 
 const MAX_STREAMS = 500;
+const STREAMS_PER_ADDRESS = 20;
 let openStreams = 0;
+/** open streams of callers not signed in, by address */
+const anonymousByAddress = new Map<string, number>();
 
 type Checked = { ok: true; token: string | null; isPublic: boolean } | { ok: false; response: Response };
 
@@ -109,19 +120,30 @@ export async function handleStatusEvents(req: Request, deps: StatusHttpDeps): Pr
   const html = new URL(req.url).searchParams.get("html") === "1";
   const token = c.token;
   const signedIn = !c.isPublic && token === null;
+  // one address must not hold the panel's whole allowance (a signed-in caller is capped by the session)
+  const address = signedIn ? null : (deps.clientKey?.(req) ?? null);
+  const perAddress = deps.streamsPerAddress ?? STREAMS_PER_ADDRESS;
+  if (address !== null && (anonymousByAddress.get(address) ?? 0) >= perAddress)
+    return Response.json(
+      { error: `Too many open status streams from your address (at most ${perAddress}); close some pages or reload later.` },
+      { status: 429, headers: { "retry-after": "30" } },
+    );
   const interval = deps.streamIntervalMs ?? 2000;
+  const recheckMs = deps.sessionRecheckMs ?? 15_000;
+  let checkedSessionAt = Date.now();
   const encoder = new TextEncoder();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       openStreams++;
+      if (address !== null) anonymousByAddress.set(address, (anonymousByAddress.get(address) ?? 0) + 1);
       let last = "";
       let quietFor = 0;
       const close = () => {
         if (closed) return;
         closed = true;
-        openStreams--;
+        release();
         if (timer) clearTimeout(timer);
         try {
           controller.close();
@@ -139,6 +161,14 @@ export async function handleStatusEvents(req: Request, deps: StatusHttpDeps): Pr
           if (!signedIn && !(await deps.service.access(token)).ok) {
             controller.enqueue(encoder.encode(sseEvent("gone", "this status page link is no longer valid")));
             return close();
+          }
+          // signed in (the page may be off): the session must still be valid, unless the page is open to all now
+          if (signedIn && Date.now() - checkedSessionAt >= recheckMs) {
+            checkedSessionAt = Date.now();
+            if (!(await deps.service.access(null)).ok && !(await deps.signedIn(req))) {
+              controller.enqueue(encoder.encode(sseEvent("gone", "your session has ended; sign in again")));
+              return close();
+            }
           }
           const doc: StatusDocument = await deps.service.document();
           const json = JSON.stringify({ ...doc, generatedAtMs: 0 });
@@ -161,11 +191,18 @@ export async function handleStatusEvents(req: Request, deps: StatusHttpDeps): Pr
     cancel() {
       if (!closed) {
         closed = true;
-        openStreams--;
+        release();
         if (timer) clearTimeout(timer);
       }
     },
   });
+  function release(): void {
+    openStreams--;
+    if (address === null) return;
+    const n = (anonymousByAddress.get(address) ?? 1) - 1;
+    if (n > 0) anonymousByAddress.set(address, n);
+    else anonymousByAddress.delete(address);
+  }
   return new Response(stream, {
     status: 200,
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", "referrer-policy": "no-referrer" },

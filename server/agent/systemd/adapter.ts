@@ -18,7 +18,7 @@
 import type { BackendStatus, JournalEntry, UnitAction, UnitDetail, UnitStateReading, UnitSummary, UnitTransition } from "../../contract/types";
 import type { ProcAdapter, SystemdAdapter, SystemdEvent } from "../adapter";
 import { queueUnitAction } from "./actions";
-import { SYSTEM_BUS_DEFAULT } from "./bus";
+import { SYSTEM_BUS_DEFAULT, type BusConnection } from "./bus";
 import { detectCgroupRoot } from "./cgroups";
 import { SystemdLink } from "./connection";
 import { environmentValues, jsonSafe, str, type PlainProps } from "./dbusValues";
@@ -116,10 +116,7 @@ export class DbusSystemdAdapter implements SystemdAdapter {
     assertManageableUnit(name, this.globs);
     let props: PlainProps | null = null;
     if (this.link.conn && this.link.systemdOwner) {
-      // Looking at an instance nobody started must not create it: LoadUnit would, and tracking it
-      // (UnitNew, Ref) would list it, loaded, for everyone. GetUnit only finds loaded ones.
-      const known = this.units.get(name)?.path;
-      const path = known ?? (isUnitInstance(name) ? await this.calls.unitPathIfLoaded(this.link.conn, name) : await this.calls.loadUnit(this.link.conn, name));
+      const path = await this.pathWithoutCreating(this.link.conn, name);
       if (path === null) return null;
       props = await this.calls.getAll(this.link.conn, path);
     } else {
@@ -189,8 +186,26 @@ export class DbusSystemdAdapter implements SystemdAdapter {
   async readEnvironment(name: string, keys: readonly string[]): Promise<Record<string, string>> {
     assertManageableUnit(name, this.globs);
     let props = this.units.get(name)?.props ?? null;
-    if (this.link.conn && this.link.systemdOwner && !props) props = await this.calls.getAll(this.link.conn, await this.calls.loadUnit(this.link.conn, name));
+    if (this.link.conn && this.link.systemdOwner && !props) {
+      const path = await this.pathWithoutCreating(this.link.conn, name);
+      if (path !== null) props = await this.calls.getAll(this.link.conn, path);
+    }
     return environmentValues(props?.Environment, keys);
+  }
+
+  /**
+   * A unit's object path for reading it, or null when there is no such unit. Looking at a name
+   * nobody started must not create it: LoadUnit would, and tracking it (UnitNew, Ref) would list
+   * it, loaded, for everyone; so a unit systemd has not loaded is loaded only when its unit file
+   * exists (GetUnitFileState does not load), and an instance of a template never (its `%i` is
+   * whatever the caller wrote).
+   */
+  private async pathWithoutCreating(conn: BusConnection, name: string): Promise<string | null> {
+    const known = this.units.get(name)?.path;
+    if (known) return known;
+    const loaded = await this.calls.unitPathIfLoaded(conn, name);
+    if (loaded !== null || isUnitInstance(name)) return loaded;
+    return (await this.calls.unitFileExists(conn, name)) ? this.calls.loadUnit(conn, name) : null;
   }
 
   /** A consumer that throws must not break the adapter's task queue: log it and go on. */

@@ -18,6 +18,9 @@ export const RULE_MANAGER = `type='signal',sender='${SD}',interface='${MANAGER}'
 export const RULE_JOBS = `type='signal',sender='${SD}',interface='${PROPS_IFACE}',member='PropertiesChanged',path_namespace='/org/freedesktop/systemd1/job'`;
 export const unitRule = (path: string) => `type='signal',sender='${SD}',interface='${PROPS_IFACE}',member='PropertiesChanged',path='${path}'`;
 
+/** What GetUnitFileState answers for a name with no unit file (systemd maps ENOENT to FileNotFound). */
+const NO_FILE = new Set(["org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.systemd1.NoSuchUnit"]);
+
 export class SystemdCalls {
   constructor(readonly timeoutMs: number) {}
 
@@ -43,6 +46,20 @@ export class SystemdCalls {
   async loadUnit(conn: BusConnection, name: string): Promise<string> {
     const [path] = await this.call(conn, { path: SD_PATH, interface: MANAGER, member: "LoadUnit", signature: "s", body: [name] });
     return str(path);
+  }
+
+  /**
+   * Whether a unit file of that name exists (enabled, disabled, static …), asked without loading
+   * the unit (GetUnitFileState reads the unit search path; LoadUnit would create the unit).
+   */
+  async unitFileExists(conn: BusConnection, name: string): Promise<boolean> {
+    try {
+      await this.call(conn, { path: SD_PATH, interface: MANAGER, member: "GetUnitFileState", signature: "s", body: [name] });
+      return true;
+    } catch (err) {
+      if (err instanceof BusError && NO_FILE.has(err.dbusName)) return false;
+      throw err;
+    }
   }
 
   /** The unit's object path if systemd has it loaded; null when it does not (NoSuchUnit). */

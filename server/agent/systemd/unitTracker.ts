@@ -77,9 +77,19 @@ export class UnitTracker {
     return reconcileTransitions(prev, unit.snapshot);
   }
 
-  /** UnitNew: a unit matching the globs that we do not track yet is tracked from now on. */
+  /**
+   * UnitNew: a unit matching the globs that we do not track yet is tracked from now on; not a name
+   * with no unit file that someone merely looked up or tried to start (systemd loads it as
+   * not-found): tracking it would list a phantom unit for everyone (as discovery, unless the
+   * globs name it explicitly).
+   */
   async unitNew(conn: BusConnection, name: string, path: string): Promise<void> {
-    if (isTrackableUnit(name, this.deps.globs) && !this.units.has(name)) await this.track(conn, name, path, true);
+    if (!isTrackableUnit(name, this.deps.globs) || this.units.has(name)) return;
+    if (!this.deps.globs.includes(name)) {
+      const props = await this.deps.calls.getAll(conn, path, UNIT_IFACE).catch(() => null);
+      if (props && str(props.LoadState) === "not-found" && str(props.ActiveState) === "inactive") return;
+    }
+    await this.track(conn, name, path, true);
   }
 
   /** PropertiesChanged on a tracked unit's object; false when the path is no tracked unit's. */

@@ -253,7 +253,8 @@ export class HostLink {
       case "job":
         return { kind: "job", host, job: e.job };
       case "action":
-        return { kind: "action", host, action: e.action };
+        // the source address stays in the audit log (operators and admins), not on everyone's stream
+        return { kind: "action", host, action: { ...e.action, sourceAddr: null } };
       case "gpu":
         this.gpu = e.sample;
         return { kind: "gpu", host, sample: e.sample };

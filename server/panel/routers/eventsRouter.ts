@@ -7,6 +7,7 @@ import { tracked } from "@trpc/server";
 import type { WatchScope } from "../../contract/fleet";
 import { panelWatchInput } from "../../contract/schemas";
 import { router } from "../../trpc";
+import { viewRightsOf, viewStreamData } from "../roleViews";
 import { hostLink, sessionBoundStream, signedInProcedure } from "../trpc";
 
 export const eventsRouter = router({
@@ -14,8 +15,11 @@ export const eventsRouter = router({
     const { lastEventId, ...scope } = input;
     if (scope.watch !== "fleet") hostLink(ctx.services, scope.host); // NOT_FOUND before the stream starts
     const bound = sessionBoundStream(ctx, signal);
+    // log lines and hosts' connection errors only for those who may see them (../roleViews.ts)
+    const rights = viewRightsOf(ctx.actor, ctx.services.auth);
     try {
-      for await (const item of ctx.services.fleet.watch(scope as WatchScope, lastEventId ?? null, bound.signal)) yield tracked(item.id, item.data);
+      for await (const item of ctx.services.fleet.watch(scope as WatchScope, lastEventId ?? null, bound.signal))
+        yield tracked(item.id, viewStreamData(item.data, rights));
       bound.throwIfEnded();
     } finally {
       bound.dispose();

@@ -13,6 +13,7 @@ import { formatCmdline, formatGpus } from "../../contract/format";
 import { hostFaultsInput, hostKillHolderInput, hostStopLoopInput } from "../../contract/operationSchemas";
 import { hostUnitInput } from "../../contract/schemas";
 import { toPanelError } from "../agentErrors";
+import { viewCrashLoop, viewRightsOf } from "../roleViews";
 import { asActor, audited, callHost, hostLink, notSignedIn, signedInProcedure } from "../trpc";
 
 export const KILL_HOLDER_AUDIT_ACTION = "gpu.kill-holder";
@@ -77,7 +78,12 @@ export const gpuFaultProcedures = {
 export const crashLoopProcedures = {
   crashLoop: signedInProcedure
     .input(hostUnitInput)
-    .query(({ input: { host, name }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.crashLoop.query({ name }, asActor(ctx.actor)))),
+    .query(async ({ input: { host, name }, ctx }) =>
+      viewCrashLoop(
+        await callHost(ctx.services, host, (agent) => agent.units.crashLoop.query({ name }, asActor(ctx.actor))),
+        viewRightsOf(ctx.actor, ctx.services.auth),
+      ),
+    ),
   stopLoop: actionProcedure(STOP_LOOP_AUDIT_ACTION)
     .input(hostStopLoopInput)
     .mutation(async ({ input: { host, name, reason }, ctx }) => {
@@ -105,7 +111,7 @@ export const crashLoopProcedures = {
           jobId: r.jobId,
           detail: `stop, then reset-failed; ${restarts} restart${restarts === 1 ? "" : "s"} in the evidence`,
         });
-        return { ...r, auditId };
+        return { ...r, evidence: viewCrashLoop(r.evidence, viewRightsOf(actor, services.auth)), auditId };
       } catch (err) {
         const e = toPanelError(err, link.errorContext);
         await services.auth.audit.updateAuditOutcome(auditId, e.code === "FORBIDDEN" ? "refused" : "error", { detail: e.message });

@@ -11,13 +11,15 @@ import { addHostInput, hostInput, removeHostInput, updateHostInput } from "../..
 import { router } from "../../trpc";
 import { tokenHint } from "../fleet/hostStore";
 import type { HostLink } from "../fleet/hostLink";
+import { viewHostSummary } from "../roleViews";
 import { audited, hostLink, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
 
 /** A host as the Hosts page shows it: the summary, and for admins where it is and whether a token is set. */
 function hostView(link: HostLink, actor: Actor) {
   const admin = actor.role === "admin";
   return {
-    ...link.summary(),
+    // the connection error names the agent's URL and the token's file: admins only (../roleViews.ts)
+    ...viewHostSummary(link.summary(), { admin, journal: true }),
     url: admin ? link.config.url : null,
     tokenSet: link.config.token !== null,
     tokenHint: admin ? tokenHint(link.config.token) : null,

@@ -13,6 +13,7 @@ import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
 import { asActor, audited, callHost, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 import { crashLoopProcedures } from "./gpuCareProcedures";
+import { viewDiagnosis, viewHostSummary, viewRightsOf, viewUnit } from "../roleViews";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
 function rawUnit(raw: Record<string, unknown>): string | null {
@@ -81,13 +82,17 @@ const journalReader = signedInProcedure.use(({ ctx, next }) => {
 
 export const unitsRouter = router({
   /** Every unit of every host that is connected (or was: the last known state, with the host's state in hosts.list). */
-  list: signedInProcedure.query(({ ctx }) => ({
-    units: ctx.services.fleet.all().flatMap((l) => [...l.units.values()].map((u) => ({ ...u, host: l.name }))),
-    hosts: ctx.services.fleet.summaries(),
-  })),
+  list: signedInProcedure.query(({ ctx }) => {
+    const rights = viewRightsOf(ctx.actor, ctx.services.auth);
+    return {
+      units: ctx.services.fleet.all().flatMap((l) => [...l.units.values()].map((u) => viewUnit({ ...u, host: l.name }, rights))),
+      hosts: ctx.services.fleet.summaries().map((h) => viewHostSummary(h, rights)),
+    };
+  }),
   get: signedInProcedure.input(hostUnitInput).query(async ({ input: { host, name }, ctx }) => {
     const { services } = ctx;
-    const detail = await callHost(services, host, (agent) => agent.units.get.query({ name }, asActor(ctx.actor)));
+    const full = await callHost(services, host, (agent) => agent.units.get.query({ name }, asActor(ctx.actor)));
+    const detail = viewUnit(full, viewRightsOf(ctx.actor, services.auth));
     const recent = await services.auth.guard.peek(host, name);
     return {
       host,
@@ -106,10 +111,17 @@ export const unitsRouter = router({
   ...crashLoopProcedures,
   diagnose: signedInProcedure
     .input(hostUnitInput)
-    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.diagnose.query(input, asActor(ctx.actor)))),
-  timeline: signedInProcedure
-    .input(hostTimelineInput)
-    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)))),
+    .query(async ({ input: { host, ...input }, ctx }) =>
+      viewDiagnosis(
+        await callHost(ctx.services, host, (agent) => agent.units.diagnose.query(input, asActor(ctx.actor))),
+        viewRightsOf(ctx.actor, ctx.services.auth),
+      ),
+    ),
+  timeline: signedInProcedure.input(hostTimelineInput).query(async ({ input: { host, ...input }, ctx }) => {
+    const t = await callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)));
+    // who acted from which address is the audit log's (operators and admins), not everyone's timeline
+    return { ...t, actions: t.actions.map((a) => ({ ...a, sourceAddr: null })) };
+  }),
   journal: journalReader
     .input(hostJournalInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),

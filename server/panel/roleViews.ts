@@ -1,0 +1,107 @@
+/**
+ * What each role sees of what the agents report. The agents answer the panel in full; the panel
+ * takes out, per caller:
+ *   - journal-sourced text for callers without journal access (`journal.view`: operators and
+ *     admins, viewers where GPUDECK_VIEWER_JOURNAL=1): a diagnosis's log evidence, a crash-loop
+ *     report's last line, the engine's last log line in readiness; each says it was hidden;
+ *   - a host's connection error for everyone but admins: it names the agent's URL and the
+ *     panel's token file; others get a sentence without them (contract/roleViews.ts).
+ * Live events are serialized once per kind of viewer (contract/wire.ts), not once per viewer.
+ */
+import type { Diagnosis } from "../contract/diagnosis";
+import type { CrashLoopReport } from "../contract/faults";
+import type { HostSummary, PanelEvent } from "../contract/fleet";
+import type { Readiness } from "../contract/readiness";
+import { hostErrorForViewers, JOURNAL_HIDDEN, JOURNAL_HIDDEN_LABEL } from "../contract/roleViews";
+import { preserialized, preserializedJson } from "../contract/wire";
+import type { Actor } from "../contract/actors";
+import type { PanelAuth } from "../auth/panelAuth";
+
+export interface ViewRights {
+  /** may read units' journals */
+  journal: boolean;
+  /** sees hosts' connection errors in full */
+  admin: boolean;
+}
+
+export const FULL_VIEW: Readonly<ViewRights> = Object.freeze({ journal: true, admin: true });
+
+export function viewRightsOf(actor: Actor | null, auth: Pick<PanelAuth, "can">): ViewRights {
+  return { journal: auth.can(actor, "journal.view").allowed, admin: actor?.role === "admin" };
+}
+
+export function viewReadiness<T extends Readiness | undefined>(r: T, rights: ViewRights): T {
+  if (rights.journal || !r || (r.line == null && !r.lineHidden)) return r;
+  return { ...r, line: null, lineHidden: true };
+}
+
+/** A unit (summary or detail) with its readiness as the caller may see it. */
+export function viewUnit<T extends { readiness?: Readiness }>(u: T, rights: ViewRights): T {
+  if (rights.journal || !u.readiness?.line) return u;
+  return { ...u, readiness: viewReadiness(u.readiness, rights) };
+}
+
+export function viewHostSummary(s: HostSummary, rights: ViewRights): HostSummary {
+  return rights.admin || s.error === null ? s : { ...s, error: hostErrorForViewers(s.error) };
+}
+
+export function viewDiagnosis(d: Diagnosis, rights: ViewRights): Diagnosis {
+  if (rights.journal) return d;
+  const kept = d.evidence.filter((e) => e.source !== "journal");
+  const hidden = d.evidence.length - kept.length;
+  if (hidden === 0) return d;
+  return { ...d, evidence: [...kept, { label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" }], journalHidden: hidden };
+}
+
+export function viewCrashLoop<T extends CrashLoopReport>(r: T, rights: ViewRights): T {
+  if (rights.journal || r.lastLogLine === null) return r;
+  return { ...r, lastLogLine: null, lastLogLineHidden: true };
+}
+
+/** A live event as the caller may see it (the same object when nothing in it is for them to miss). */
+export function viewPanelEvent(e: PanelEvent, rights: ViewRights): PanelEvent {
+  switch (e.kind) {
+    case "fleet-snapshot":
+      return { ...e, hosts: e.hosts.map((h) => viewHostSummary(h, rights)), units: e.units.map((u) => viewUnit(u, rights)) };
+    case "host-snapshot":
+      return { ...e, summary: viewHostSummary(e.summary, rights), units: e.units.map((u) => viewUnit(u, rights)) };
+    case "hosts":
+      return { ...e, hosts: e.hosts.map((h) => viewHostSummary(h, rights)) };
+    case "host-units":
+      return { ...e, units: e.units.map((u) => viewUnit(u, rights)) };
+    case "unit":
+      return { ...e, unit: viewUnit(e.unit, rights) };
+    case "readiness":
+      return { ...e, readiness: viewReadiness(e.readiness, rights) };
+    default:
+      return e;
+  }
+}
+
+/** Texts that can only be in an event that carries something to take out (cheap to look for). */
+const MAY_CARRY = /"line":\{|"error":"/;
+const viewsByRights = new Map<string, WeakMap<object, PanelEvent>>();
+
+/**
+ * A stream item's data (usually `preserialized`, shared by every viewer) as the caller may see
+ * it: untouched for full rights or when it carries nothing to take out; else made once per kind
+ * of viewer and shared by all of them.
+ */
+export function viewStreamData(data: PanelEvent, rights: ViewRights): PanelEvent {
+  if (rights.journal && rights.admin) return data;
+  const json = preserializedJson(data);
+  if (json === null) return viewPanelEvent(data, rights);
+  if (!MAY_CARRY.test(json)) return data;
+  const key = `${rights.journal ? "j" : "-"}${rights.admin ? "a" : "-"}`;
+  let cache = viewsByRights.get(key);
+  if (!cache) viewsByRights.set(key, (cache = new WeakMap()));
+  const key0 = data as unknown as object;
+  let view = cache.get(key0);
+  if (!view) {
+    const parsed = JSON.parse(json) as PanelEvent;
+    const seen = viewPanelEvent(parsed, rights);
+    view = seen === parsed ? data : preserialized(seen);
+    cache.set(key0, view);
+  }
+  return view;
+}
