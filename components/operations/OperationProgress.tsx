@@ -50,7 +50,8 @@ export function OperationProgress({
       className={`space-y-2 rounded-md border px-3 py-2 text-sm ${TONE_CLASS[view.tone]}`}
     >
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <h3 className="font-semibold">
+        {/* where focus goes when the control the user was on goes away, e.g. Cancel once canceled (UnitActions) */}
+        <h3 className="font-semibold" tabIndex={-1} data-focus-fallback="">
           {kindText} when its GPUs are free: <span data-testid="operation-step">{STEP_LABEL[op.step]}</span>
         </h3>
         <span className="text-xs opacity-80">
