@@ -3,8 +3,8 @@
  * desktop (1440 px) and phone (390 px) width, on the login-required panel (project "auth", see
  * authServer.ts): the sign-in form, then as an admin every page with its admin-only parts.
  */
-import { expect, test, type Page } from "@playwright/test";
-import { expectAccessible } from "./axe";
+import { expect, test } from "@playwright/test";
+import { expectAccessible, waitReady } from "./axe";
 import { E2E_AUTH_HOST, E2E_PASSWORD } from "./authServer";
 
 test.describe.configure({ mode: "serial" });
@@ -13,10 +13,6 @@ const WIDTHS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
 ];
-
-async function waitLive(page: Page) {
-  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
-}
 
 test("the sign-in page and its refusal pass WCAG 2.1 AA (axe) in light and dark", async ({ page }) => {
   await page.goto("/login");
@@ -39,8 +35,7 @@ test("an admin's pages pass WCAG 2.1 AA (axe) in light and dark", async ({ page 
   await expect(page.getByTestId("user-name")).toHaveText("ada");
   for (const route of ["/", "/hosts", `/hosts/${E2E_AUTH_HOST}/units/vllm-embed-small.service`, "/alerts", "/users", "/account", "/audit"]) {
     await page.goto(route);
-    await waitLive(page);
-    await page.waitForTimeout(300);
+    await waitReady(page, route);
     for (const size of WIDTHS) {
       await page.setViewportSize(size);
       await expectAccessible(page, route);

@@ -11,6 +11,16 @@ export const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 export const SCHEMES = ["light", "dark"] as const;
 export type Scheme = (typeof SCHEMES)[number];
 
+/**
+ * A page is ready to check once it shows its data: the live ones (overview, hosts, a host and its
+ * units, see components/live/scope.ts) connected, and no "Loading…" left on any.
+ */
+export async function waitReady(page: Page, route: string): Promise<void> {
+  if (route === "/" || route.startsWith("/hosts")) await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  await expect(page.getByText("Loading…", { exact: true })).toHaveCount(0);
+  await page.waitForTimeout(300); // charts measure their width after the first paint
+}
+
 type AxeResults = Awaited<ReturnType<AxeBuilder["analyze"]>>;
 type Violation = AxeResults["violations"][number];
 type CheckData = { fgColor?: string; bgColor?: string; contrastRatio?: number; expectedContrastRatio?: string; fontSize?: string; fontWeight?: string };
