@@ -122,7 +122,7 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   // watch the steps: the GPU samples come (the memory drains), the live regions stay quiet
   const op = page.getByTestId("operation");
   await expect(op).toHaveAttribute("data-step", "waiting-for-gpus", { timeout: 10_000 });
-  await expect(op.getByTestId("operation-message")).toHaveAttribute("aria-live", "polite");
+  await expect(op.getByTestId("operation-announcement")).toHaveAttribute("aria-live", "polite");
   await expect.poll(async () => (await focused(page)).body, { message: "focus lost when the operation began" }).toBe(false);
   const watched = await page.evaluate(async () => {
     const live = (n: Node | null) =>
