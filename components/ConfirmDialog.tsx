@@ -1,8 +1,11 @@
 "use client";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { canHoldFocus, trapTab } from "./focus";
 
 /**
- * A modal confirm built on <dialog>: focus is trapped, Escape cancels. A page may hold several (one
+ * A modal confirm built on <dialog>: Tab and Shift+Tab cycle inside it, Escape cancels, and on
+ * closing focus returns to the control that opened it (while that can still hold it: a pending
+ * action's button is disabled, and the page's focus rescue takes over). A page may hold several (one
  * per action). An `alternative` is a second way to confirm (e.g. "Restart when its GPUs are free"
  * beside "Restart"), with the same reason; `focusAlternative` starts on it instead.
  */
@@ -18,6 +21,7 @@ export function ConfirmDialog(props: {
   focusAlternative?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   const alternativeRef = useRef<HTMLButtonElement>(null);
   const { focusAlternative } = props;
   const titleId = useId();
@@ -27,10 +31,15 @@ export function ConfirmDialog(props: {
     if (!d) return;
     if (props.open && !d.open) {
       setReason("");
+      opener.current = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
       d.showModal();
       if (focusAlternative) alternativeRef.current?.focus();
     }
-    if (!props.open && d.open) d.close();
+    if (!props.open && d.open) {
+      d.close();
+      if (canHoldFocus(opener.current)) opener.current.focus();
+      opener.current = null;
+    }
   }, [props.open, focusAlternative]);
   return (
     <dialog
@@ -38,6 +47,9 @@ export function ConfirmDialog(props: {
       onCancel={(e) => {
         e.preventDefault();
         props.onCancel();
+      }}
+      onKeyDown={(e) => {
+        if (ref.current) trapTab(e, ref.current);
       }}
       aria-labelledby={titleId}
       className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-xl border border-zinc-300 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"

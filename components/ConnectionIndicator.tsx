@@ -27,7 +27,7 @@ export function ConnectionIndicator() {
           ⚠ {problems.join(" · ")}
         </span>
       )}
-      {indicator.host && indicator.state === "live" && <span className="hidden font-mono text-zinc-500 sm:inline">{indicator.host}</span>}
+      {indicator.host && indicator.state === "live" && <span className="hidden font-mono text-zinc-500 dark:text-zinc-400 sm:inline">{indicator.host}</span>}
       {/* a host in trouble is named beside its state (on a phone the page's own banner names it) */}
       <span
         role="status"

@@ -60,9 +60,10 @@ export function DiagnosisCard({ host, name, onAction }: { host: string; name: st
   const { data, error, isLoading } = useDiagnosis(host, name, hostState === "connected");
   const [open, setOpen] = useState(false);
   // only the agent can diagnose: an old answer would pass for a current one
-  if (hostState !== undefined && hostState !== "connected") return <p className="text-sm text-zinc-500">No diagnosis while {host} is not connected.</p>;
-  if (isLoading || hostState === undefined) return <p className="text-sm text-zinc-500">Diagnosing…</p>;
-  if (error || !data) return <p className="text-sm text-zinc-500">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
+  if (hostState !== undefined && hostState !== "connected")
+    return <p className="text-sm text-zinc-500 dark:text-zinc-400">No diagnosis while {host} is not connected.</p>;
+  if (isLoading || hostState === undefined) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Diagnosing…</p>;
+  if (error || !data) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
   const step = data.nextStep;
   const action = step?.action;
   return (

@@ -43,14 +43,14 @@ export function GpusView({ host }: { host: string }) {
       <div className="flex flex-wrap items-baseline gap-3">
         {telemetry && (
           <span
-            className={`text-sm ${telemetry.state === "ok" ? "text-zinc-500" : "font-semibold text-red-700 dark:text-red-400"}`}
+            className={`text-sm ${telemetry.state === "ok" ? "text-zinc-500 dark:text-zinc-400" : "font-semibold text-red-700 dark:text-red-400"}`}
             data-testid="telemetry-status"
           >
             telemetry {telemetry.state}: {telemetry.message}
           </span>
         )}
       </div>
-      {!sample && <p className="text-sm text-zinc-500">No GPU sample yet.</p>}
+      {!sample && <p className="text-sm text-zinc-500 dark:text-zinc-400">No GPU sample yet.</p>}
       <MemoryPoolNote pool={sample?.memoryPool} />
       <div className="grid gap-4 lg:grid-cols-2">
         {sample?.gpus.map((g) => (
@@ -64,25 +64,25 @@ export function GpusView({ host }: { host: string }) {
               <h2 id={`gpu-${g.uuid}`} className="font-semibold">
                 GPU {g.index ?? "?"} · {g.name}
               </h2>
-              <span className="font-mono text-xs text-zinc-500">{g.uuid}</span>
+              <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">{g.uuid}</span>
             </div>
             <dl className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
               <div>
-                <dt className="inline text-zinc-500">memory </dt>
+                <dt className="inline text-zinc-500 dark:text-zinc-400">memory </dt>
                 <dd className="inline font-medium tabular-nums">
                   {sample.memoryPool && g.memoryTotalMiB == null ? "shares system memory" : formatUsedOfTotal(g.memoryUsedMiB, g.memoryTotalMiB)}
                 </dd>
               </div>
               <div>
-                <dt className="inline text-zinc-500">util </dt>
+                <dt className="inline text-zinc-500 dark:text-zinc-400">util </dt>
                 <dd className="inline tabular-nums">{g.utilizationPct == null ? "n/a" : `${g.utilizationPct} %`}</dd>
               </div>
               <div>
-                <dt className="inline text-zinc-500">temp </dt>
+                <dt className="inline text-zinc-500 dark:text-zinc-400">temp </dt>
                 <dd className="inline tabular-nums">{g.temperatureC == null ? "n/a" : `${g.temperatureC} °C`}</dd>
               </div>
               <div>
-                <dt className="inline text-zinc-500">power </dt>
+                <dt className="inline text-zinc-500 dark:text-zinc-400">power </dt>
                 <dd className="inline tabular-nums">{g.powerW == null ? "n/a" : `${g.powerW} W`}</dd>
               </div>
             </dl>

@@ -83,17 +83,26 @@ export function JournalTail({ host, name }: { host: string; name: string }) {
           Follow
         </label>
       </div>
-      <div ref={box} className="max-h-80 overflow-auto px-4 py-2 font-mono text-xs leading-5" data-testid="journal" aria-live="off">
-        {backlog.isLoading && <p className="text-zinc-500">Loading journal…</p>}
+      {/* scrollable: a tab stop, so the keyboard can scroll it (axe: scrollable-region-focusable) */}
+      <div
+        ref={box}
+        tabIndex={0}
+        role="region"
+        aria-label="Journal lines"
+        className="max-h-80 overflow-auto px-4 py-2 font-mono text-xs leading-5"
+        data-testid="journal"
+        aria-live="off"
+      >
+        {backlog.isLoading && <p className="text-zinc-500 dark:text-zinc-400">Loading journal…</p>}
         {backlog.error && <p className="text-red-700">Journal unavailable: {backlog.error.message}</p>}
-        {lines.length === 0 && backlog.data && <p className="text-zinc-500">No journal lines for this unit.</p>}
+        {lines.length === 0 && backlog.data && <p className="text-zinc-500 dark:text-zinc-400">No journal lines for this unit.</p>}
         {lines.map((l) => (
           <div key={l.cursor} className={`whitespace-pre-wrap break-all ${PRIORITY_CLASS(l.priority)}`} data-testid="journal-line">
-            <time className="text-zinc-500" dateTime={new Date(l.atUsec / 1000).toISOString()}>
+            <time className="text-zinc-500 dark:text-zinc-400" dateTime={new Date(l.atUsec / 1000).toISOString()}>
               {formatTime(l.atUsec / 1000)}
             </time>{" "}
             <span className="sr-only">{PRIORITY_NAME[l.priority] ?? l.priority}</span>
-            {l.pid !== null && <span className="text-zinc-500">[{l.pid}] </span>}
+            {l.pid !== null && <span className="text-zinc-500 dark:text-zinc-400">[{l.pid}] </span>}
             {l.message}
           </div>
         ))}

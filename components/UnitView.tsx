@@ -66,7 +66,7 @@ export function UnitView({ host, name }: { host: string; name: string }) {
       </div>
     );
   }
-  if (!unit) return <p className="text-sm text-zinc-500">Loading {name}…</p>;
+  if (!unit) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading {name}…</p>;
 
   return (
     <div className="space-y-5">

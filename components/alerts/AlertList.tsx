@@ -11,6 +11,7 @@ import { useTRPC } from "@/components/trpc";
 import type { AlertView } from "@/server/contract/alerts";
 import { alertTimes, RULE_LABELS } from "./alertTexts";
 
+/** tints under muted text-zinc-600 (text-zinc-500 is 4.4:1 on red-50, short of AA) */
 const SEVERITY = {
   critical: "border-red-300 bg-red-50 dark:border-red-900 dark:bg-red-950/40",
   warning: "border-amber-300 bg-amber-50 dark:border-amber-900 dark:bg-amber-950/40",
@@ -28,7 +29,7 @@ function AlertItem({ a, nowMs }: { a: AlertView; nowMs: number }) {
           {a.host}
           {a.unit ? `: ${a.unit}` : ""}
         </Link>
-        <span className="text-xs text-zinc-500">{alertTimes(a, nowMs)}</span>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">{alertTimes(a, nowMs)}</span>
         {a.silenced && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">silenced</span>}
       </div>
       <p>{a.summary}</p>
@@ -36,10 +37,10 @@ function AlertItem({ a, nowMs }: { a: AlertView; nowMs: number }) {
         <p className="text-zinc-700 dark:text-zinc-300">
           <span className="font-medium">Why: </span>
           {a.diagnosis.headline}
-          {a.diagnosis.nextStep && <span className="block text-xs text-zinc-500">Next step: {a.diagnosis.nextStep}</span>}
+          {a.diagnosis.nextStep && <span className="block text-xs text-zinc-600 dark:text-zinc-400">Next step: {a.diagnosis.nextStep}</span>}
         </p>
       ) : (
-        a.diagnosisUnavailable && <p className="text-xs text-zinc-500">No diagnosis: {a.diagnosisUnavailable}.</p>
+        a.diagnosisUnavailable && <p className="text-xs text-zinc-600 dark:text-zinc-400">No diagnosis: {a.diagnosisUnavailable}.</p>
       )}
     </li>
   );
@@ -61,9 +62,9 @@ export function AlertList({ state, title, empty }: { state: "open" | "resolved";
           {alerts.error.message}
         </p>
       ) : !alerts.data ? (
-        <p className="text-sm text-zinc-500">Loading…</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>
       ) : alerts.data.alerts.length === 0 ? (
-        <p className="text-sm text-zinc-500">{empty}</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">{empty}</p>
       ) : (
         <ul className="space-y-2" data-testid={id}>
           {alerts.data.alerts.map((a) => (

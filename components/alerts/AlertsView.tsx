@@ -19,7 +19,9 @@ export function AlertsView() {
     <div className="space-y-8">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Alerts</h1>
-        <p className="text-sm text-zinc-500">What went wrong on the hosts, told to the channels below whether or not anyone has this page open.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">
+          What went wrong on the hosts, told to the channels below whether or not anyone has this page open.
+        </p>
       </div>
       <AlertList state="open" title="Open alerts" empty="Nothing is wrong right now." />
       <SilencesSection canSilence={role === "admin" || role === "operator"} />

@@ -22,13 +22,17 @@ function ChannelRow({ c, onChanged }: { c: ChannelView; onChanged: () => void })
     <li className="space-y-2 rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800" data-testid="channel">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <span className="font-semibold">{c.name}</span>
-        <span className="text-xs text-zinc-500">{c.type}</span>
+        <span className="text-xs text-zinc-500 dark:text-zinc-400">{c.type}</span>
         <span className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{c.urlHint}</span>
         {c.type === "email" && <span className="text-xs">to {c.to.join(", ")}</span>}
-        {c.source === "env" && <span className="text-xs text-zinc-500">from the environment (read-only)</span>}
+        {c.source === "env" && <span className="text-xs text-zinc-500 dark:text-zinc-400">from the environment (read-only)</span>}
         {!c.enabled && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">disabled</span>}
       </div>
-      {c.lastDelivery && <p className="text-xs text-zinc-500">Last delivery: {c.lastDelivery.ok ? "sent" : `failed (${c.lastDelivery.error ?? "unknown"})`}</p>}
+      {c.lastDelivery && (
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">
+          Last delivery: {c.lastDelivery.ok ? "sent" : `failed (${c.lastDelivery.error ?? "unknown"})`}
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <button type="button" className={secondaryButton} disabled={test.isPending || !c.enabled} onClick={() => test.mutate({ id: c.id })}>
           Send test
@@ -67,7 +71,7 @@ export function ChannelsSection() {
         Channels
       </h2>
       {channels.error && <ErrorNote>{channels.error.message}</ErrorNote>}
-      {channels.data && channels.data.length === 0 && <p className="text-sm text-zinc-500">No channels yet: alerts show here only.</p>}
+      {channels.data && channels.data.length === 0 && <p className="text-sm text-zinc-500 dark:text-zinc-400">No channels yet: alerts show here only.</p>}
       <ul className="space-y-2">
         {channels.data?.map((c) => (
           <ChannelRow key={c.id} c={c} onChanged={refresh} />
@@ -75,13 +79,13 @@ export function ChannelsSection() {
       </ul>
       <AddChannelForm onAdded={refresh} />
       <h3 className="pt-2 text-sm font-semibold">Delivery log</h3>
-      {deliveries.data && deliveries.data.deliveries.length === 0 && <p className="text-sm text-zinc-500">Nothing sent yet.</p>}
+      {deliveries.data && deliveries.data.deliveries.length === 0 && <p className="text-sm text-zinc-500 dark:text-zinc-400">Nothing sent yet.</p>}
       <ul className="space-y-1 text-sm" data-testid="deliveries">
         {deliveries.data?.deliveries.map((d) => (
           <li key={d.id} className="flex flex-wrap gap-x-3 border-b border-zinc-100 py-1 dark:border-zinc-900">
             <span className="font-medium">{names.get(d.channelId) ?? d.channelId}</span>
             <span className="min-w-0 break-words">{d.title}</span>
-            <span className={d.status === "failed" ? "text-red-700 dark:text-red-400" : "text-zinc-500"}>{deliveryWords(d, nowMs)}</span>
+            <span className={d.status === "failed" ? "text-red-700 dark:text-red-400" : "text-zinc-500 dark:text-zinc-400"}>{deliveryWords(d, nowMs)}</span>
           </li>
         ))}
       </ul>

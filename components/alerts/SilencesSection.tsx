@@ -34,7 +34,7 @@ export function SilencesSection({ canSilence }: { canSilence: boolean }) {
         Silences
       </h2>
       {active.length === 0 ? (
-        <p className="text-sm text-zinc-500">Nothing is silenced.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Nothing is silenced.</p>
       ) : (
         <ul className="space-y-2" data-testid="silences">
           {active.map((s) => (
@@ -47,7 +47,7 @@ export function SilencesSection({ canSilence }: { canSilence: boolean }) {
               <span>
                 by {s.createdBy}: {s.reason}
               </span>
-              <span className="text-xs text-zinc-500">ends in {formatDurationWords(s.endsAtMs - nowMs)}</span>
+              <span className="text-xs text-zinc-500 dark:text-zinc-400">ends in {formatDurationWords(s.endsAtMs - nowMs)}</span>
               {canSilence && (
                 <button type="button" className={`${secondaryButton} ml-auto`} disabled={end.isPending} onClick={() => end.mutate({ id: s.id })}>
                   End now

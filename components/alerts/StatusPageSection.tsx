@@ -44,8 +44,8 @@ export function StatusPageSection() {
             <a className="text-blue-700 hover:underline dark:text-blue-400" href="/status">
               {s.url}
             </a>
-            {s.tokenHint && <span className="text-zinc-500"> (link token {s.tokenHint})</span>}
-            {s.fromEnvironment && <span className="text-zinc-500"> GPUDECK_STATUS_TOKEN keeps it on.</span>}
+            {s.tokenHint && <span className="text-zinc-500 dark:text-zinc-400"> (link token {s.tokenHint})</span>}
+            {s.fromEnvironment && <span className="text-zinc-500 dark:text-zinc-400"> GPUDECK_STATUS_TOKEN keeps it on.</span>}
           </p>
           <div className="flex flex-wrap gap-2">
             <button type="button" className={secondaryButton} disabled={update.isPending} onClick={() => update.mutate({ enabled: !s.enabled })}>

@@ -54,7 +54,7 @@ export function AccountForm() {
           value={next}
           onChange={(e) => setNext(e.target.value)}
         />
-        <span className="mt-1 block text-xs text-zinc-500">{PASSWORD_HINT}</span>
+        <span className="mt-1 block text-xs text-zinc-500 dark:text-zinc-400">{PASSWORD_HINT}</span>
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">New password again</span>

@@ -101,7 +101,7 @@ export function AuditView() {
     <div className="space-y-4">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Audit log</h1>
-        <p className="text-sm text-zinc-500">Every action and every refused one, newest first.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Every action and every refused one, newest first.</p>
         <a
           href={csvHref}
           className="ml-auto rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-900"
@@ -175,9 +175,9 @@ export function AuditView() {
           {query.error.message}
         </p>
       ) : query.isPending ? (
-        <p className="text-sm text-zinc-500">Loading…</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>
       ) : rows.length === 0 ? (
-        <p className="text-sm text-zinc-500" data-testid="audit-empty">
+        <p className="text-sm text-zinc-500 dark:text-zinc-400" data-testid="audit-empty">
           No entries{anyFilter ? " match these filters" : " yet"}.
         </p>
       ) : (
@@ -213,9 +213,9 @@ export function AuditView() {
                         {r.user}
                       </Link>
                     ) : (
-                      <span className="text-zinc-500">—</span>
+                      <span className="text-zinc-500 dark:text-zinc-400">—</span>
                     )}
-                    {r.role && <span className="block text-xs text-zinc-500">{r.role}</span>}
+                    {r.role && <span className="block text-xs text-zinc-500 dark:text-zinc-400">{r.role}</span>}
                   </td>
                   <td className="px-3 py-2 font-mono text-xs">{r.sourceAddr ?? "—"}</td>
                   <td className="px-3 py-2 font-mono text-xs">{r.host ?? "—"}</td>
@@ -241,7 +241,7 @@ export function AuditView() {
                   <td className="max-w-[16rem] break-words px-3 py-2">{r.reason ?? ""}</td>
                   <td className="px-3 py-2">
                     <span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${outcomeTone(r.outcome)}`}>{r.outcome}</span>
-                    {r.jobId !== null && <span className="block text-xs text-zinc-500">job #{r.jobId}</span>}
+                    {r.jobId !== null && <span className="block text-xs text-zinc-500 dark:text-zinc-400">job #{r.jobId}</span>}
                   </td>
                   <td className="max-w-[20rem] break-words px-3 py-2 text-xs text-zinc-600 dark:text-zinc-400">{r.detail ?? ""}</td>
                 </tr>

@@ -67,7 +67,7 @@ export function SetupForm() {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-        <span className="mt-1 block text-xs text-zinc-500">{PASSWORD_HINT}</span>
+        <span className="mt-1 block text-xs text-zinc-500 dark:text-zinc-400">{PASSWORD_HINT}</span>
       </label>
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Password again</span>

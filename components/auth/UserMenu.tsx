@@ -87,13 +87,13 @@ export function UserMenu() {
         <span className="max-w-[6rem] truncate font-medium sm:max-w-[10rem]" data-testid="user-name">
           {user.name}
         </span>
-        <span className="hidden text-xs text-zinc-500 sm:inline">({user.role})</span>
-        <span aria-hidden className="text-xs text-zinc-500">
+        <span className="hidden text-xs text-zinc-500 dark:text-zinc-400 sm:inline">({user.role})</span>
+        <span aria-hidden className="text-xs text-zinc-500 dark:text-zinc-400">
           ▾
         </span>
       </summary>
       <div className="absolute right-0 z-20 mt-1 w-60 space-y-1 rounded-md border border-zinc-200 bg-white p-2 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
-        <p className="px-2 py-1 text-xs text-zinc-500">
+        <p className="px-2 py-1 text-xs text-zinc-500 dark:text-zinc-400">
           Signed in as <b>{user.name}</b>, {user.role}
           {user.role === "operator" && user.unitPatterns.length > 0 && <> for {user.unitPatterns.join(", ")}</>}
           {user.via === "proxy" && <> (via the reverse proxy)</>}
@@ -113,7 +113,7 @@ export function UserMenu() {
             Sign out
           </button>
         )}
-        {me.data?.demo && <p className="px-2 py-1 text-xs text-zinc-500">Demo mode: no sign-in.</p>}
+        {me.data?.demo && <p className="px-2 py-1 text-xs text-zinc-500 dark:text-zinc-400">Demo mode: no sign-in.</p>}
       </div>
     </details>
   );

@@ -15,7 +15,7 @@ export function UsersView() {
   const trpc = useTRPC();
   const me = useQuery(trpc.session.me.queryOptions());
   const user = me.data?.user;
-  if (me.isPending) return <p className="text-sm text-zinc-500">Loading…</p>;
+  if (me.isPending) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>;
   if (me.data?.demo) {
     return (
       <div className="space-y-3">
@@ -51,7 +51,7 @@ function UsersAdmin({ self }: { self: string }) {
     <div className="space-y-6">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Users</h1>
-        <p className="text-sm text-zinc-500">Who may sign in, and what they may do. Every change is in the audit log.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Who may sign in, and what they may do. Every change is in the audit log.</p>
       </div>
 
       <AddUserForm />

@@ -38,14 +38,14 @@ export function FleetOverview() {
             Hosts
           </h2>
           {hosts.length > 0 && (
-            <p className="text-sm text-zinc-500">
+            <p className="text-sm text-zinc-500 dark:text-zinc-400">
               {plural(hosts.length, "host")}
               {down > 0 && <span className="font-semibold text-red-800 dark:text-red-300"> · {down} down</span>}
             </p>
           )}
         </div>
         {hosts.length === 0 ? (
-          <p className="text-sm text-zinc-500">
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">
             {live.connection === "live" ? (
               <>
                 No hosts yet. Name agents in GPUDECK_AGENTS_FILE, or add one on the{" "}
@@ -92,9 +92,9 @@ export function FleetOverview() {
           </p>
         )}
         {live.connection !== "live" && all.length === 0 ? (
-          <p className="text-sm text-zinc-500">Connecting to the panel…</p>
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">Connecting to the panel…</p>
         ) : listed.length === 0 ? (
-          <p className="text-sm text-zinc-500">
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">
             {all.length > 0
               ? "No unit matches the filter."
               : hosts.some((h) => h.state === "connecting")

@@ -43,10 +43,10 @@ export function HostCard({ host, nowMs }: { host: HostSummary; nowMs: number }) 
           {host.error}
         </p>
       )}
-      {agent && <p className="text-xs text-zinc-500">{agent}</p>}
+      {agent && <p className="text-xs text-zinc-500 dark:text-zinc-400">{agent}</p>}
       <p data-testid="host-unit-counts">
         {counts.length === 0 ? (
-          <span className="text-zinc-500">no units</span>
+          <span className="text-zinc-500 dark:text-zinc-400">no units</span>
         ) : (
           <>
             <span className="sr-only">{unitTotal(host.unitCounts)} units: </span>
@@ -58,7 +58,7 @@ export function HostCard({ host, nowMs }: { host: HostSummary; nowMs: number }) 
             ))}
           </>
         )}
-        {host.state !== "connected" && counts.length > 0 && <span className="text-zinc-500"> (last known)</span>}
+        {host.state !== "connected" && counts.length > 0 && <span className="text-zinc-500 dark:text-zinc-400"> (last known)</span>}
       </p>
       <p>
         <Link href={hostGpusHref(host.name)} className="tabular-nums underline-offset-2 hover:underline" data-testid="host-gpus">

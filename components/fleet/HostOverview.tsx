@@ -44,7 +44,11 @@ export function HostOverview({ host }: { host: string }) {
           )}
         </div>
         <MemoryPoolNote pool={h?.gpu?.memoryPool} />
-        {h?.gpu ? <GpuStrip gpus={h.gpu.gpus} unitHref={(u) => hostUnitHref(host, u)} /> : <p className="text-sm text-zinc-500">No GPU sample yet.</p>}
+        {h?.gpu ? (
+          <GpuStrip gpus={h.gpu.gpus} unitHref={(u) => hostUnitHref(host, u)} />
+        ) : (
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">No GPU sample yet.</p>
+        )}
       </section>
       <section aria-labelledby="units-heading" className="order-1 space-y-3 sm:order-2">
         <div className="flex flex-wrap items-end gap-3">
@@ -54,9 +58,9 @@ export function HostOverview({ host }: { host: string }) {
           <UnitFilters filter={filter} searchRef={searchRef} onText={setText} onParam={setParam} />
         </div>
         {!h?.summary ? (
-          <p className="text-sm text-zinc-500">Connecting…</p>
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">Connecting…</p>
         ) : listed.length === 0 ? (
-          <p className="text-sm text-zinc-500">
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">
             {units.length > 0
               ? "No unit matches the filter."
               : hostState === "connected"

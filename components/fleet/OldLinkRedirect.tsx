@@ -92,9 +92,9 @@ function Follow({ target, error, title, children }: { target: LinkTarget | null;
           {error}
         </p>
       ) : !target || target.kind === "waiting" ? (
-        <p className="text-sm text-zinc-500">Looking for it on every host…</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Looking for it on every host…</p>
       ) : href ? (
-        <p className="text-sm text-zinc-500">
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">
           Opening <Link href={href}>{href}</Link>…
         </p>
       ) : (

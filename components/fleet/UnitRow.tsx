@@ -56,10 +56,10 @@ export function UnitRow({
         )}
         <span className="min-w-0 flex-1">
           <span className="block truncate font-mono text-sm font-medium">{u.name}</span>
-          <span className="block truncate text-xs text-zinc-500">{u.description}</span>
+          <span className="block truncate text-xs text-zinc-500 dark:text-zinc-400">{u.description}</span>
           {!(u.activeState === "active" && u.subState === "running") && <DiagnosisReason host={host} name={u.name} enabled={live} />}
         </span>
-        <span className={`flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400 ${live ? "" : "opacity-80"}`}>
+        <span className={`flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400 ${live ? "" : "opacity-90"}`}>
           <StateBadge active={u.activeState} sub={u.subState} />
           <ReadinessLine readiness={u.readiness} nowMs={nowMs} />
           <CrashLoopBadge crashLoop={u.crashLoop} />

@@ -38,8 +38,8 @@ export function GpuFaults({ host, faults, error }: { host: string; faults: reado
       <h2 id="faults-heading" className="text-lg font-semibold">
         GPU faults (NVIDIA Xid)
       </h2>
-      {error && <p className="text-sm text-zinc-500">Faults unavailable: {error}</p>}
-      {!error && faults.length === 0 && <p className="text-sm text-zinc-500">No Xid error in this boot&apos;s kernel log.</p>}
+      {error && <p className="text-sm text-zinc-500 dark:text-zinc-400">Faults unavailable: {error}</p>}
+      {!error && faults.length === 0 && <p className="text-sm text-zinc-500 dark:text-zinc-400">No Xid error in this boot&apos;s kernel log.</p>}
       <ul className="space-y-2">
         {shown.map((f) => (
           <li key={f.id} className={`rounded-md border px-3 py-2 text-sm ${SEVERITY_CLASS[f.severity]}`} data-testid="gpu-fault" data-code={f.code}>

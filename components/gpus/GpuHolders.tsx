@@ -17,7 +17,7 @@ export function GpuHolders({ host, gpu: g, nowMs: now }: { host: string; gpu: Gp
     <div className="mt-2 overflow-x-auto">
       <table className="w-full text-left text-xs">
         <caption className="sr-only">Processes holding memory on GPU {g.index}</caption>
-        <thead className="text-zinc-500">
+        <thead className="text-zinc-500 dark:text-zinc-400">
           <tr>
             <th className="py-1 pr-2 font-medium">PID</th>
             <th className="py-1 pr-2 font-medium">process</th>
@@ -44,7 +44,7 @@ export function GpuHolders({ host, gpu: g, nowMs: now }: { host: string; gpu: Gp
                     {h.unit}
                   </Link>
                 ) : (
-                  <span className="text-zinc-500">outside any unit</span>
+                  <span className="text-zinc-500 dark:text-zinc-400">outside any unit</span>
                 )}
               </td>
               <td className="py-0.5 pr-2 text-right tabular-nums">{h.usedMiBUnknown ? "not reported" : formatMiB(h.usedMiB)}</td>
@@ -55,7 +55,7 @@ export function GpuHolders({ host, gpu: g, nowMs: now }: { host: string; gpu: Gp
             </tr>
           ))}
           {g.unattributedMiB > 0 && (
-            <tr className="text-zinc-500">
+            <tr className="text-zinc-500 dark:text-zinc-400">
               <td className="py-0.5 pr-2">—</td>
               <td className="py-0.5 pr-2" colSpan={2}>
                 no process listed by nvidia-smi
@@ -66,7 +66,7 @@ export function GpuHolders({ host, gpu: g, nowMs: now }: { host: string; gpu: Gp
           )}
           {g.holders.length === 0 && g.unattributedMiB === 0 && (
             <tr>
-              <td colSpan={5} className="py-1 text-zinc-500">
+              <td colSpan={5} className="py-1 text-zinc-500 dark:text-zinc-400">
                 No process holds memory on this GPU.
               </td>
             </tr>

@@ -66,13 +66,13 @@ export function HostEntryCard({
         </p>
       )}
       <dl className="grid grid-cols-1 gap-x-4 gap-y-1 sm:grid-cols-[8rem_1fr]">
-        <dt className="text-zinc-500">Configured</dt>
+        <dt className="text-zinc-500 dark:text-zinc-400">Configured</dt>
         <dd data-testid="host-source">{hostSourceText(host.source)}</dd>
         {admin && (
           <>
-            <dt className="text-zinc-500">Agent URL</dt>
+            <dt className="text-zinc-500 dark:text-zinc-400">Agent URL</dt>
             <dd className="break-all font-mono text-xs">{host.url ?? "—"}</dd>
-            <dt className="text-zinc-500">Token</dt>
+            <dt className="text-zinc-500 dark:text-zinc-400">Token</dt>
             <dd data-testid="host-token">
               {host.tokenSet ? `set${host.tokenHint && host.tokenHint !== "…" ? `, ends in ${host.tokenHint}` : ""}` : "not set"}
             </dd>

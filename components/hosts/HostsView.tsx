@@ -31,7 +31,7 @@ export function HostsView() {
     <div className="space-y-6">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">Hosts</h1>
-        <p className="text-sm text-zinc-500">
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">
           The GPU hosts&apos; agents this panel watches.
           {demo
             ? " Demo mode shows only its simulated hosts; add hosts on a panel with sign-in."
@@ -47,9 +47,9 @@ export function HostsView() {
           {hosts.error.message}
         </p>
       ) : !hosts.data ? (
-        <p className="text-sm text-zinc-500">Loading…</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>
       ) : hosts.data.length === 0 ? (
-        <p className="text-sm text-zinc-500">No hosts yet.</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">No hosts yet.</p>
       ) : (
         <ul className="grid grid-cols-1 gap-3 lg:grid-cols-2" aria-label="Hosts" data-testid="host-entries">
           {hosts.data.map((h) => (

@@ -50,7 +50,8 @@ export function OperationProgress({
       className={`space-y-2 rounded-md border px-3 py-2 text-sm ${TONE_CLASS[view.tone]}`}
     >
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <h3 className="font-semibold">
+        {/* where focus goes when the control the user was on goes away, e.g. Cancel once canceled (UnitActions) */}
+        <h3 className="font-semibold" tabIndex={-1} data-focus-fallback="">
           {kindText} when its GPUs are free: <span data-testid="operation-step">{STEP_LABEL[op.step]}</span>
         </h3>
         <span className="text-xs opacity-80">
@@ -58,9 +59,11 @@ export function OperationProgress({
         </span>
       </div>
       <OperationSteps steps={view.steps} />
-      {/* role=status: screen readers hear each new message, not every MiB */}
-      <p role="status" aria-live="polite" data-testid="operation-message">
-        {op.message || "Asked; waiting for the agent's first report."}
+      {/* the agent rewrites its message with every GPU sample (the MiB left): a screen reader hears only
+          each step's first message, in a polite live region of its own */}
+      <p data-testid="operation-message">{op.message || "Asked; waiting for the agent's first report."}</p>
+      <p role="status" aria-live="polite" aria-atomic="true" className="sr-only" data-testid="operation-announcement">
+        {STEP_LABEL[op.step]}: {op.steps.at(-1)?.message || op.message || "asked; waiting for the agent's first report."}
       </p>
       {!view.final && (
         <p className="tabular-nums" data-testid="operation-held">

@@ -37,7 +37,11 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
       </h2>
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 px-4 py-3 text-sm sm:grid-cols-[10rem_1fr]">
         <Row name="Serving">
-          {r.state === "unknown" ? <span className="text-zinc-500">unknown (the unit is not running)</span> : <ReadinessLine readiness={r} nowMs={now} />}
+          {r.state === "unknown" ? (
+            <span className="text-zinc-500 dark:text-zinc-400">unknown (the unit is not running)</span>
+          ) : (
+            <ReadinessLine readiness={r} nowMs={now} />
+          )}
         </Row>
         {r.stage && (
           <Row name="Stage" testId="engine-stage">
@@ -48,7 +52,11 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
         )}
         {r.reason && <Row name="Reason">{r.reason}</Row>}
         <Row name="Models">
-          {r.models.length > 0 ? r.models.map((m) => modelWithVram(m, r.vramMiB)).join(", ") : <span className="text-zinc-500">none reported</span>}
+          {r.models.length > 0 ? (
+            r.models.map((m) => modelWithVram(m, r.vramMiB)).join(", ")
+          ) : (
+            <span className="text-zinc-500 dark:text-zinc-400">none reported</span>
+          )}
         </Row>
         <Row name="Probe" testId="engine-probe">
           {r.probe ? (
@@ -56,12 +64,12 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
               <code className="break-all">{r.probe.url}</code> · {probeText(r.probe, now)}
             </>
           ) : (
-            <span className="text-zinc-500">not probed yet</span>
+            <span className="text-zinc-500 dark:text-zinc-400">not probed yet</span>
           )}
         </Row>
         {r.line && (
           <Row name="Last line it logged" testId="engine-line">
-            <span className="text-zinc-500">{formatTime(r.line.atMs)} </span>
+            <span className="text-zinc-500 dark:text-zinc-400">{formatTime(r.line.atMs)} </span>
             <code className="whitespace-pre-wrap break-all">{r.line.text}</code>
           </Row>
         )}
@@ -79,7 +87,7 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
           ))
         ) : (
           <Row name="Metrics">
-            <span className="text-zinc-500">none scraped</span>
+            <span className="text-zinc-500 dark:text-zinc-400">none scraped</span>
           </Row>
         )}
       </dl>

@@ -1,5 +1,9 @@
 "use client";
-/** The status line under the unit's action buttons: sending, the job's live progress, or the refusal. */
+/**
+ * The status line under the unit's action buttons: sending, the job's live progress, or the
+ * refusal. Its words are a polite live region; the running time beside them ticks outside it, so
+ * a screen reader hears each phase and state once, not every half second.
+ */
 import type { ReactNode } from "react";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { stateLabel } from "@/components/StateBadge";
@@ -32,6 +36,7 @@ export function JobProgress({
   const job = status.jobId !== null ? live.host(host)?.jobs.get(status.jobId) : undefined;
   const phase = progressPhase(status, job);
   let text: ReactNode;
+  let elapsed: string | null = null;
   switch (phase) {
     case "confirm-again":
       text = <>{status.error}</>;
@@ -48,9 +53,10 @@ export function JobProgress({
     case "running":
       text = (
         <>
-          Job #{status.jobId} ({status.action}) running for {formatDuration(now - status.atMs)} — unit is <b>{stateLabel(unit.activeState, unit.subState)}</b>
+          Job #{status.jobId} ({status.action}) running — unit is <b>{stateLabel(unit.activeState, unit.subState)}</b>
         </>
       );
+      elapsed = formatDuration(now - status.atMs);
       break;
     case "done":
     case "failed":
@@ -62,12 +68,18 @@ export function JobProgress({
   }
   return (
     <div
-      role="status"
-      aria-live="polite"
       data-testid="job-progress"
+      // where focus goes when the control the user was on goes away (UnitActions)
+      tabIndex={-1}
+      data-focus-fallback=""
       className={`flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${TONE_CLASS[progressTone(phase)]}`}
     >
-      <span className="flex-1">{text}</span>
+      <span className="flex-1">
+        <span role="status" aria-live="polite" aria-atomic="true" data-testid="job-progress-words">
+          {text}
+        </span>
+        {elapsed && <span className="tabular-nums"> · for {elapsed}</span>}
+      </span>
       {status.needsConfirmation && (
         <button type="button" onClick={onConfirmAgain} className="rounded-md border border-current px-3 py-1 text-xs font-semibold">
           {ACTION_LABEL[status.action]} anyway

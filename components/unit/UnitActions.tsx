@@ -3,9 +3,11 @@
  * The unit page's action bar: one UnitAction per action, why the refused ones have no button, and
  * the status of the last action sent (one at a time: a new action replaces the line). A GPU-aware
  * restart's status is its operation's steps; one already running when the page opens (someone
- * else's, or before a reload) shows too.
+ * else's, or before a reload) shows too. When the focused control goes (Kill's button once the unit
+ * is dead, a pending action's button, an operation's Cancel), focus moves to the status box.
  */
-import { createRef, useImperativeHandle, useState, type Ref, type RefObject } from "react";
+import { createRef, useImperativeHandle, useRef, useState, type Ref, type RefObject } from "react";
+import { useFocusRescue } from "@/components/focus";
 import { OperationProgress } from "@/components/operations/OperationProgress";
 import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 import type { UnitGpuUse } from "@/components/unitGpu";
@@ -19,6 +21,9 @@ export type UnitActionsHandle = {
   /** the diagnosis card's "next step" button: as if that action's button was pressed ("restart-when-free": Restart, on its GPU-aware choice) */
   request: (action: Action | "restart-when-free") => void;
 };
+
+/** the action's status box (JobProgress, OperationProgress) takes the focus of a control that went away */
+const statusBox = (root: HTMLElement) => root.querySelector<HTMLElement>("[data-focus-fallback]");
 
 export function UnitActions({
   ref,
@@ -45,6 +50,8 @@ export function UnitActions({
   ongoing?: Operation | null;
 }) {
   const [status, setStatus] = useState<ActionStatus | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  useFocusRescue(root, statusBox);
   const [dismissedOperation, setDismissedOperation] = useState<string | null>(null);
   const [actionRefs] = useState(
     () => Object.fromEntries(UNIT_ACTIONS.map((a) => [a, createRef<UnitActionHandle>()])) as Record<Action, RefObject<UnitActionHandle | null>>,
@@ -61,7 +68,7 @@ export function UnitActions({
   const anyButton = UNIT_ACTIONS.some((a) => showsButton(a, permissions?.[a], unit));
   const refused = refusedSummary(permissions);
   return (
-    <>
+    <div ref={root} className="space-y-3">
       {/* The actions stay mounted while none shows a button (their calls and dialogs outlive it): then this is no group and draws no box. */}
       <div
         className={anyButton ? "flex flex-wrap gap-2" : "contents"}
@@ -85,7 +92,7 @@ export function UnitActions({
           />
         ))}
       </div>
-      {refused && <p className="text-xs text-zinc-500">{refused}</p>}
+      {refused && <p className="text-xs text-zinc-500 dark:text-zinc-400">{refused}</p>}
       {shownOngoing && <OperationProgress key={shownOngoing.id} host={host} operation={shownOngoing} onRetry={retryWhenFree} />}
       {status?.operation && (
         <OperationProgress
@@ -110,6 +117,6 @@ export function UnitActions({
           }
         />
       )}
-    </>
+    </div>
   );
 }

@@ -8,7 +8,7 @@ export function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: st
   const rows: [string, ReactNode][] = useMemo(() => {
     const cmds = (list: ExecCommand[]) =>
       list.length === 0 ? (
-        <span className="text-zinc-500">none</span>
+        <span className="text-zinc-500 dark:text-zinc-400">none</span>
       ) : (
         list.map((c, i) => (
           <code key={i} className="block whitespace-pre-wrap break-all">
@@ -27,10 +27,10 @@ export function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: st
             PID {detail.controlProcess.pid}: {detail.controlProcess.cmdline.join(" ")}
           </code>
         ) : (
-          <span className="text-zinc-500">none</span>
+          <span className="text-zinc-500 dark:text-zinc-400">none</span>
         ),
       ],
-      ["Main PID", detail.mainPid || <span className="text-zinc-500">none</span>],
+      ["Main PID", detail.mainPid || <span className="text-zinc-500 dark:text-zinc-400">none</span>],
       ["GPUs", gpuText],
       ["Timeouts", `start ${formatUsecSetting(detail.timeoutStartUsec)} · stop ${formatUsecSetting(detail.timeoutStopUsec)}`],
       [
@@ -47,7 +47,7 @@ export function UnitFacts({ detail, gpuText }: { detail: UnitDetail; gpuText: st
       [
         "Processes",
         detail.processes.length === 0 ? (
-          <span className="text-zinc-500">none</span>
+          <span className="text-zinc-500 dark:text-zinc-400">none</span>
         ) : (
           <ul>
             {detail.processes.map((p) => (

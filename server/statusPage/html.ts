@@ -42,8 +42,9 @@ export function servicesHtml(doc: StatusDocument): string {
   return `<p class="overall" data-state="${doc.overall}">${esc(OVERALL[doc.overall])}</p>\n${list}\n<p class="muted small">Updated <time datetime="${iso(doc.generatedAtMs)}">${utc(doc.generatedAtMs)}</time></p>`;
 }
 
+/** Colours at WCAG AA contrast (4.5:1) in both schemes: muted text on the cards, white on the overall banner's green, amber and red. */
 const CSS = `
-:root{color-scheme:light dark;--bg:#fff;--fg:#18181b;--muted:#71717a;--card:#f4f4f5;--ok:#16a34a;--warn:#d97706;--bad:#dc2626;--unk:#71717a}
+:root{color-scheme:light dark;--bg:#fff;--fg:#18181b;--muted:#52525b;--card:#f4f4f5;--ok:#15803d;--warn:#b45309;--bad:#b91c1c;--unk:#52525b}
 @media (prefers-color-scheme:dark){:root{--bg:#09090b;--fg:#f4f4f5;--muted:#a1a1aa;--card:#18181b}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
 main{max-width:48rem;margin:0 auto;padding:1rem}h1{font-size:1.4rem;margin:.5rem 0 1rem}h2{font-size:1.05rem;margin:0;display:flex;align-items:center;gap:.5rem;overflow-wrap:anywhere}

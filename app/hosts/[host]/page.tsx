@@ -11,7 +11,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function HostPage({ params }: Params) {
   const host = decodeURIComponent((await params).host);
   return (
-    <Suspense fallback={<p className="text-sm text-zinc-500">Loading…</p>}>
+    <Suspense fallback={<p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>}>
       <HostOverview host={host} />
     </Suspense>
   );

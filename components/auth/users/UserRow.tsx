@@ -17,8 +17,8 @@ import { useRefreshUsers } from "./useRefreshUsers";
 import { formatTime, unitScope } from "./userText";
 
 const SCOPE_CLASS = {
-  all: "text-zinc-500",
-  none: "text-zinc-500",
+  all: "text-zinc-500 dark:text-zinc-400",
+  none: "text-zinc-500 dark:text-zinc-400",
   unset: "text-amber-800 dark:text-amber-300",
   patterns: "break-all font-mono text-xs",
 } as const;
@@ -31,7 +31,7 @@ function UnitScope({ user }: { user: PanelUser }) {
 function Cell({ label, children, className = "" }: { label: string; children: ReactNode; className?: string }) {
   return (
     <td className={`flex gap-2 px-3 py-1 sm:table-cell sm:py-2 ${className}`}>
-      <span className="w-24 shrink-0 text-xs text-zinc-500 sm:hidden">{label}</span>
+      <span className="w-24 shrink-0 text-xs text-zinc-500 dark:text-zinc-400 sm:hidden">{label}</span>
       <span className="min-w-0">{children}</span>
     </td>
   );
@@ -69,7 +69,7 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
       <tr className="block py-2 align-top sm:table-row sm:py-0">
         <Cell label="User">
           <span className="break-all font-medium">{u.name}</span>
-          {isSelf && <span className="ml-1 text-xs text-zinc-500">(you)</span>}
+          {isSelf && <span className="ml-1 text-xs text-zinc-500 dark:text-zinc-400">(you)</span>}
         </Cell>
         <Cell label="Role">{u.role}</Cell>
         <Cell label="Unit patterns">
@@ -83,7 +83,7 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
               enabled
             </span>
           )}
-          {!u.hasPassword && <span className="block text-xs text-zinc-500">no password (proxy sign-in only)</span>}
+          {!u.hasPassword && <span className="block text-xs text-zinc-500 dark:text-zinc-400">no password (proxy sign-in only)</span>}
         </Cell>
         <Cell label="Last sign-in">
           <span className="tabular-nums" title={u.lastSignInAt === null ? "No sign-in in the audit log" : new Date(u.lastSignInAt).toISOString()}>
@@ -121,7 +121,7 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
               ))}
           </div>
           {isSelf && (
-            <p className="mt-1 text-xs text-zinc-500">
+            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
               Your own account: another admin disables it; change your password on the{" "}
               <Link href="/account" className="text-blue-700 underline dark:text-blue-400">
                 account page

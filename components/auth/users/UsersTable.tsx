@@ -20,7 +20,7 @@ export function UsersTable({ users, error, self }: { users: PanelUser[] | undefi
       {error ? (
         <ErrorNote testId="users-error">{error.message}</ErrorNote>
       ) : !users ? (
-        <p className="text-sm text-zinc-500">Loading…</p>
+        <p className="text-sm text-zinc-500 dark:text-zinc-400">Loading…</p>
       ) : (
         <div className="rounded-lg border border-zinc-200 sm:overflow-x-auto dark:border-zinc-800">
           <table className="block w-full text-left text-sm sm:table" data-testid="users-table">

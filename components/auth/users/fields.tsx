@@ -24,7 +24,7 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
       </label>
       {children({ id, "aria-describedby": hint ? `${id}-hint` : undefined })}
       {hint && (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-zinc-500">
+        <p id={`${id}-hint`} className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
           {hint}
         </p>
       )}
