@@ -10,6 +10,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { PanelAuth } from "../auth/panelAuth";
+import type { Decision, Subject } from "../auth/authorize";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
 import { zodIssuesMessage } from "../contract/errors";
@@ -185,25 +186,47 @@ export interface SessionBoundStream {
   dispose(): void;
 }
 
+/** What a stream needs of the caller beyond a valid session (e.g. journal access), checked again when their account changes. */
+export type StreamPermission = (subject: Subject) => Decision;
+
 /**
  * A browser stream bound to the caller's session: it ends (UNAUTHORIZED) when the session ends,
- * and with a retryable error when the panel shuts down.
+ * (FORBIDDEN) when `permission` no longer allows the caller after a change of their role or units
+ * (on any replica: a `sessions` panel event makes open streams re-check at once), and with a
+ * retryable error when the panel shuts down.
  */
-export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: PanelServices }, signal: AbortSignal | undefined): SessionBoundStream {
+export function sessionBoundStream(
+  ctx: { panelRequest: PanelRequest; services: PanelServices },
+  signal: AbortSignal | undefined,
+  permission?: StreamPermission,
+): SessionBoundStream {
   const { services, panelRequest: req } = ctx;
+  let forbidden: string | null = null;
+  const allowed = (subject: Subject | null): boolean => {
+    if (!permission || !subject) return true;
+    const decision = permission(subject);
+    if (!decision.allowed) forbidden = decision.reason;
+    return decision.allowed;
+  };
   const stillValid = async (): Promise<boolean> => {
     if (services.demo) return true;
     // a stream staying open is not the person doing something: it must not renew the idle timeout
-    if (req.sessionId) return (await services.auth.sessions.validateSession(req.sessionId, { touch: false })).ok;
-    if (req.principal?.via === "proxy") return !((await services.auth.users.getUser(req.principal.username))?.disabled ?? false);
+    if (req.sessionId) {
+      const check = await services.auth.sessions.validateSession(req.sessionId, { touch: false });
+      return check.ok && allowed(check.user);
+    }
+    if (req.principal?.via === "proxy") {
+      const user = await services.auth.users.getUser(req.principal.username);
+      return !(user?.disabled ?? false) && allowed(user ?? req.principal);
+    }
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
-  // streams are capped per session (a proxy identity counts as one) and per panel; demo mode shares one identity
+  // streams are capped per session (a proxy identity counts as one), per user and per panel; demo mode shares one identity
   const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
   let bound: ReturnType<SessionStreams["bind"]>;
   try {
-    const user = req.principal ? { userId: req.principal.userId, username: req.principal.username } : null;
+    const user = req.principal && !services.demo ? { userId: req.principal.userId, username: req.principal.username } : null;
     bound = services.streams.bind(base.signal, stillValid, owner, user);
   } catch (err) {
     base.dispose();
@@ -213,6 +236,9 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
   return {
     signal: bound.signal,
     throwIfEnded() {
+      if (bound.ended() && forbidden !== null) {
+        throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed any more: ${forbidden as string} (your account was changed); this stream has ended.` });
+      }
       if (bound.ended()) throw new TRPCError({ code: "UNAUTHORIZED", message: "Your session has ended; sign in again." });
       if (services.shutdown.aborted) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "panel is restarting" });
     },

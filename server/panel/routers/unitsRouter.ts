@@ -115,7 +115,8 @@ export const unitsRouter = router({
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
   followJournal: journalReader.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
     const link = hostLink(ctx.services, host);
-    const bound = sessionBoundStream(ctx, signal);
+    // re-checked when the caller's account changes: an operator made viewer loses the stream
+    const bound = sessionBoundStream(ctx, signal, (subject) => ctx.services.auth.can(subject, "journal.view"));
     try {
       const stream = agentStream<JournalEntry>(
         (h) => link.client.units.followJournal.subscribe(input, { ...h, ...asActor(ctx.actor) }),
