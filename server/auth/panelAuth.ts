@@ -114,6 +114,25 @@ export class PanelAuth {
     return sessionCookie(sessionId, { secure: options.secure, maxAgeMs: session.expiresAt - this.clock() });
   }
 
+  /** A new session for `user`; when that ended their oldest (GPUDECK_SESSIONS_PER_USER), say so in the audit log. */
+  private async startSession(user: User, input: RequestMeta): Promise<{ id: string; session: SessionInfo }> {
+    const { id, session, ended } = await this.sessions.createSession(user.id, input);
+    if (ended > 0) {
+      await this.audit.recordAudit({
+        user: user.username,
+        role: user.role,
+        sourceAddr: input.sourceAddr,
+        host: null,
+        unit: null,
+        action: "session.limit",
+        reason: null,
+        outcome: "ok",
+        detail: `signed in with ${this.sessions.policy.maxPerUser} sessions open (GPUDECK_SESSIONS_PER_USER): the oldest ${ended === 1 ? "session was" : `${ended} sessions were`} ended`,
+      });
+    }
+    return { id, session };
+  }
+
   /** Sign in with a password: rate-limited, constant-ish time on failure, audited either way. */
   async login(input: { username: unknown; password: unknown; secure: boolean } & RequestMeta): Promise<LoginResult> {
     const username = typeof input.username === "string" ? input.username.trim().slice(0, 256) : "";
@@ -131,7 +150,7 @@ export class PanelAuth {
       return { ok: false, reason: "invalid-credentials", message: INVALID_CREDENTIALS };
     }
     await attempt.succeeded();
-    const { id, session } = await this.sessions.createSession(check.user.id, input);
+    const { id, session } = await this.startSession(check.user, input);
     await this.audit.recordAudit({
       user: check.user.username,
       role: check.user.role,
@@ -280,7 +299,7 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = await this.sessions.createSession(user.id, input);
+    const { id, session } = await this.startSession(user, input);
     return { sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
 
@@ -314,7 +333,7 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = await this.sessions.createSession(user.id, input);
+    const { id, session } = await this.startSession(user, input);
     return { user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
 }

@@ -98,7 +98,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   const auth = new PanelAuth(store, {
     events,
     clock: options.clock,
-    sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs },
+    sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs, maxPerUser: config.sessionsPerUser },
     proxy: config.proxy,
     authorization: { operatorMayKill: config.operatorMayKill, viewerMayReadJournal: config.viewerJournal },
     // A second restart or stop of a unit within the window needs confirmation (two people
@@ -122,7 +122,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   });
   const settler = new AuditSettler(auth.audit, { clock: options.clock, log });
   fleet.onHostEvent((host, event) => void settler.handle(host, event));
-  const streams = new SessionStreams(options.streamRecheckMs, { perOwner: config.streamsPerSession, total: config.streamsMax });
+  const streams = new SessionStreams(options.streamRecheckMs, { perOwner: config.streamsPerSession, perUser: config.streamsPerUser, total: config.streamsMax });
   const syncHosts = async () => {
     stored = await hostStore.list();
     const changed = syncStoredHosts(fleet, stored);
