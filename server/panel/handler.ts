@@ -90,7 +90,13 @@ export async function auditRefusal(req: Request, endpoint: PanelEndpoint, url: U
   try {
     const origin = req.headers.get("origin") ?? req.headers.get("sec-fetch-site");
     const actor = await requestActor(req, endpoint);
-    await endpoint.services.refusals.record({ sourceAddr: clientAddress(req.headers, endpoint.config) }, actor, {
+    const sourceAddr = clientAddress(req.headers, endpoint.config);
+    if (!actor && procedurePaths(url).every((p) => p === "setup.complete")) {
+      // public, repeatable at will: the harder cap of anonymous refusals
+      await endpoint.services.refusals.recordAnonymous({ action: "setup", sourceAddr, user: null, reason: refusal.message });
+      return;
+    }
+    await endpoint.services.refusals.record({ sourceAddr }, actor, {
       unit: unitFromQuery(url),
       action: procedurePaths(url).map(auditActionForPath).join(","),
       reason: null,

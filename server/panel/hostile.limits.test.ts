@@ -15,11 +15,15 @@ import {
   login,
   openEventStream,
   panelRequest,
+  PASSWORD,
+  PEER,
   readSse,
+  send,
   startTestAgent,
   startTestPanel,
   type TestPanel,
 } from "./panelTestHarness";
+import { ANONYMOUS_REFUSALS_PER_MINUTE, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE } from "./refusals";
 
 let agent: RunningAgent;
 beforeAll(async () => {
@@ -81,5 +85,83 @@ describe("one account signed in many times", () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ user: "vera", outcome: "ok" });
     expect(rows[0]!.detail).toMatch(/3 sessions open \(GPUDECK_SESSIONS_PER_USER\): the oldest session was ended/);
+  });
+});
+
+/** `count` calls of one procedure in batches of `size` (the browser's batching, done by hand). */
+async function batched(tp: TestPanel, procedurePath: string, input: unknown, count: number, size: number, headers: Record<string, string> = {}) {
+  const statuses: number[] = [];
+  for (let sent = 0; sent < count; sent += size) {
+    const n = Math.min(size, count - sent);
+    const body = Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), input]));
+    const r = await send(tp.panel, panelRequest(Array(n).fill(procedurePath).join(","), { query: "batch=1", body: JSON.stringify(body), headers }));
+    statuses.push(r.status);
+  }
+  return statuses;
+}
+
+const auditCount = async (tp: TestPanel, action: string) => (await tp.panel.auth.audit.queryAudit({ action, limit: 1000 })).length;
+
+describe("audit flooding through setup.complete", () => {
+  let tp: TestPanel;
+  beforeAll(async () => {
+    tp = await startTestPanel(agent, { panel: { background: false, refusalAuditPerMinute: 60 } });
+  }, 30_000);
+  afterAll(async () => tp?.close());
+
+  it("before setup: 200 wrong tokens from one address leave a handful of rows", async () => {
+    await tp.panel.auth.users.ensureSetupToken();
+    await batched(tp, "setup.complete", { token: "x".repeat(43), username: "root", password: PASSWORD }, 200, 20);
+    // and 200 that fail validation (refused by tRPC before the procedure)
+    await batched(tp, "setup.complete", { token: 1, username: "root", password: PASSWORD }, 200, 20);
+    expect(await auditCount(tp, "setup")).toBeLessThanOrEqual(ANONYMOUS_REFUSALS_PER_MINUTE * 2);
+    expect(await auditCount(tp, "setup")).toBeGreaterThan(0);
+  });
+
+  it("from many addresses: at most the global cap, and one row saying the rest were not recorded", async () => {
+    const before = await auditCount(tp, "setup");
+    for (let i = 0; i < 60; i++) {
+      await call(tp.panel, "setup.complete", {
+        input: { token: "y".repeat(43), username: "root", password: PASSWORD },
+        headers: { "x-gpudeck-peer": `10.1.${i}.1` },
+      });
+    }
+    expect((await auditCount(tp, "setup")) - before).toBeLessThanOrEqual(ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE);
+    const notes = await tp.panel.auth.audit.queryAudit({ action: "audit.refusals", limit: 10 });
+    expect(notes.some((n) => /refused setup requests from all addresses/.test(n.detail ?? ""))).toBe(true);
+  });
+
+  it("once an admin exists, setup.complete is refused with a sentence and no audit row", async () => {
+    tp.clock.offsetMs += 120_000; // a new minute: the caps above would let rows through again
+    const { token } = (await tp.panel.auth.users.ensureSetupToken())!;
+    const ok = await call(tp.panel, "setup.complete", { input: { token, username: "root", password: PASSWORD }, headers: { "x-gpudeck-peer": "10.2.0.1" } });
+    expect(ok.status, ok.text).toBe(200);
+    const before = (await tp.panel.auth.audit.queryAudit({ limit: 1 }))[0]!.id;
+    const statuses = await batched(tp, "setup.complete", { token, username: "root2", password: PASSWORD }, 200, 20);
+    expect(new Set(statuses)).toEqual(new Set([403]));
+    const r = await call(tp.panel, "setup.complete", { input: { token, username: "root3", password: PASSWORD } });
+    expect(r.json?.error?.message).toMatch(/setup is already done \(an admin exists\); sign in/);
+    expect((await tp.panel.auth.audit.queryAudit({ limit: 1000 })).filter((row) => row.id > before)).toEqual([]);
+  });
+});
+
+describe("audit flooding through refused proxy identities", () => {
+  it("200 requests naming an unknown user through the trusted proxy leave a handful of rows", async () => {
+    const tp = await startTestPanel(agent, {
+      env: { GPUDECK_PROXY_AUTH_HEADER: "x-forwarded-user", GPUDECK_TRUSTED_PROXIES: PEER },
+      panel: { background: false, refusalAuditPerMinute: 60 },
+    });
+    try {
+      for (let i = 0; i < 200; i++) {
+        const r = await call(tp.panel, "session.me", { method: "GET", headers: { "x-forwarded-user": `nobody${i % 3}` } });
+        expect(r.status).toBe(200);
+      }
+      const rows = await tp.panel.auth.audit.queryAudit({ action: "proxy-login", limit: 1000 });
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.length).toBeLessThanOrEqual(ANONYMOUS_REFUSALS_PER_MINUTE);
+      expect(rows[0]).toMatchObject({ outcome: "refused", sourceAddr: PEER });
+    } finally {
+      await tp.close();
+    }
   });
 });

@@ -30,7 +30,7 @@ import { handleAuditCsvRequest } from "./auditCsv";
 import { peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { panelHealth, type PanelHealth } from "./health";
-import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
+import { ANONYMOUS_REFUSALS_PER_MINUTE, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE, RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
 import { announceSetup } from "./setupLink";
 import type { PanelServices } from "./trpc";
@@ -95,8 +95,11 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
   const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const events = new PanelEventBus(store, { ...options.events, log, clock: options.clock });
+  // refusals anyone can repeat (setup, proxy identities) go through the capped recorder, made below
+  let refusals: RefusalRecorder | null = null;
   const auth = new PanelAuth(store, {
     events,
+    refusals: (r) => refusals!.recordAnonymous(r),
     clock: options.clock,
     sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs, maxPerUser: config.sessionsPerUser },
     proxy: config.proxy,
@@ -156,7 +159,12 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     store,
     events,
     streams,
-    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
+    refusals: (refusals = new RefusalRecorder(
+      auth.audit,
+      refusalAudit,
+      () => null,
+      new RefusalAuditLimiter(ANONYMOUS_REFUSALS_PER_MINUTE, options.clock, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE),
+    )),
     alerts,
     statusPage,
     shutdown: shutdown.signal,
