@@ -124,7 +124,6 @@ describe("a shared follower", () => {
         asked.push(lines);
         return [];
       },
-      // eslint-disable-next-line require-yield
       async *followJournal(_name: string, signal: AbortSignal) {
         await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
       },

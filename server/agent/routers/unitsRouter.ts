@@ -23,6 +23,8 @@ export function createUnitsRouter(services: AgentServices) {
   const allowed = (name: string) => allowedUnit(services, name);
   // each reads the journal: asked by many viewers, or in a loop, one read per unit every few seconds
   const diagnoses = new BriefCache<Awaited<ReturnType<typeof diagnoseUnit>>>();
+  // keyed by the unit's state too: a unit that changed gets a fresh answer at once
+  const cacheKey = (name: string) => `${name}\u0000${JSON.stringify(hub.unit(name) ?? null)}`;
   const crashLoopReports = new BriefCache<Awaited<ReturnType<ReturnType<typeof agentParts>["crashLoops"]["report"]>>>();
 
   function act(action: UnitAction) {
@@ -72,7 +74,7 @@ export function createUnitsRouter(services: AgentServices) {
     /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
     diagnose: authedProcedure.input(unitInput).query(({ input }) => {
       const name = allowed(input.name);
-      return diagnoses.get(name, () => diagnoseUnit(hub, name, unitGlobs));
+      return diagnoses.get(cacheKey(name), () => diagnoseUnit(hub, name, unitGlobs));
     }),
     /** transitions, actions and unobserved spans; plus GPU faults (markers) and GPU-aware operations of the unit */
     timeline: authedProcedure.input(timelineInput).query(({ input }) => {
@@ -90,7 +92,7 @@ export function createUnitsRouter(services: AgentServices) {
     /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */
     crashLoop: authedProcedure.input(unitInput).query(({ input }) => {
       const name = allowed(input.name);
-      return crashLoopReports.get(name, () => agentParts(hub).crashLoops.report(name));
+      return crashLoopReports.get(cacheKey(name), () => agentParts(hub).crashLoops.report(name));
     }),
     /** "Stop the loop": stop, then reset-failed once stopped; returns at once with the stop job and the evidence. */
     stopLoop: authedProcedure.input(stopLoopInput).mutation(async ({ input, ctx }) => {
