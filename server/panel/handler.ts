@@ -115,6 +115,19 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     await auditRefusal(req, endpoint, url, guard);
     return refusalResponse(url, guard);
   }
+  // a batch is one request for many calls: capped (GPUDECK_BATCH_MAX), refused whole with a sentence
+  const batchMax = endpoint.config.batchMax;
+  const calls = url.searchParams.get("batch") === "1" ? url.pathname.split(",").length : 1;
+  if (calls > batchMax) {
+    const refusal: Refusal = {
+      ok: false,
+      status: 400,
+      code: "BAD_REQUEST",
+      message: `A batch of ${calls} calls is over this panel's limit of ${batchMax} (GPUDECK_BATCH_MAX); send fewer calls in one request.`,
+    };
+    await auditRefusal(req, endpoint, url, refusal);
+    return refusalResponse(url, refusal);
+  }
   // a subscription (one, not batched): tRPC runs it, ./eventStream.ts writes its SSE frames
   const paths = procedurePaths(url);
   if (req.method === "GET" && !url.searchParams.has("batch") && paths.length === 1 && procedureType(paths[0]) === "subscription") {
@@ -145,6 +158,7 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     endpoint: TRPC_ENDPOINT,
     req: request,
     router: panelRouter,
+    maxBatchSize: batchMax,
     createContext: ({ resHeaders }) => createPanelContext(request, endpoint, resHeaders),
     // per-user data: never stored by the browser or a proxy
     responseMeta: () => ({ headers: { "Cache-Control": "no-store" } }),

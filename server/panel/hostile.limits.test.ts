@@ -165,3 +165,46 @@ describe("audit flooding through refused proxy identities", () => {
     }
   });
 });
+
+describe("expensive queries and big batches", () => {
+  let tp: TestPanel;
+  let vera: string;
+  beforeAll(async () => {
+    tp = await startTestPanel(agent, { env: { GPUDECK_QUERIES_PER_MINUTE: "5" } });
+    await addUser(tp.panel, "vera", "viewer");
+    vera = await login(tp.panel, "vera");
+    await hostConnected(tp.panel);
+  }, 30_000);
+  afterAll(async () => tp?.close());
+
+  it("a batch over GPUDECK_BATCH_MAX (20) is refused whole with a sentence, and reaches no procedure", async () => {
+    const n = 21;
+    const body = Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), { host: HOST, name: "vllm-embed-small.service" }]));
+    const r = await send(tp.panel, panelRequest(Array(n).fill("units.restart").join(","), { query: "batch=1", body: JSON.stringify(body), cookie: vera }));
+    expect(r.status).toBe(400);
+    expect((r.json as unknown as { error: { message: string } }[])[0]!.error.message).toMatch(
+      /A batch of 21 calls is over this panel's limit of 20 \(GPUDECK_BATCH_MAX\); send fewer calls in one request\./,
+    );
+    // 20 is fine (refused one by one: a viewer cannot restart)
+    const ok = await send(tp.panel, panelRequest(Array(20).fill("session.me").join(","), { method: "GET", query: "batch=1", cookie: vera }));
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("expensive queries over GPUDECK_QUERIES_PER_MINUTE get TOO_MANY_REQUESTS with a sentence and Retry-After", async () => {
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | null = null;
+    for (let i = 0; i < 7; i++) {
+      last = await call(tp.panel, "units.diagnose", { method: "GET", input: { host: HOST, name: "vllm-embed-small.service" }, cookie: vera });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    expect(last!.json?.error?.message).toMatch(
+      /5 expensive queries .* in the last minute, this panel's limit \(GPUDECK_QUERIES_PER_MINUTE\); try again in \d+ s\./,
+    );
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    const history = await call(tp.panel, "gpus.history", { method: "GET", input: { host: HOST, sinceMs: 0 }, cookie: vera });
+    expect(history.status).toBe(429);
+    // cheap queries are not counted
+    expect((await call(tp.panel, "units.list", { method: "GET", cookie: vera })).status).toBe(200);
+  });
+});

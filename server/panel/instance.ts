@@ -31,6 +31,7 @@ import { peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { panelHealth, type PanelHealth } from "./health";
 import { ANONYMOUS_REFUSALS_PER_MINUTE, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE, RefusalAuditLimiter, RefusalRecorder } from "./refusals";
+import { QueryRateLimiter } from "./queryLimit";
 import { SessionStreams } from "./sessionStreams";
 import { announceSetup } from "./setupLink";
 import type { PanelServices } from "./trpc";
@@ -168,6 +169,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     alerts,
     statusPage,
     shutdown: shutdown.signal,
+    queries: new QueryRateLimiter(config.queriesPerMinute),
   };
   const endpoint: PanelEndpoint = { config, services };
 

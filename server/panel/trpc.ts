@@ -27,6 +27,7 @@ import type { LazyStore } from "../store/lazyStore";
 import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import type { AlertsService } from "../alerts/service";
 import type { StatusPageService } from "../statusPage/statusService";
+import type { QueryRateLimiter } from "./queryLimit";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
 import { StreamLimitError, type SessionStreams } from "./sessionStreams";
 
@@ -69,6 +70,8 @@ export interface PanelServices {
   events: PanelEventBus;
   streams: SessionStreams;
   refusals: RefusalRecorder;
+  /** Expensive queries per user a minute (GPUDECK_QUERIES_PER_MINUTE). */
+  queries: QueryRateLimiter;
   /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
   alerts: AlertsService;
   /** The stakeholders' status page: its settings and data (server/statusPage/). */
@@ -105,6 +108,12 @@ export function notSignedIn(req: PanelRequest): TRPCError {
 export const signedInProcedure = panelProcedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
   return next({ ctx: { actor: ctx.actor } });
+});
+
+/** A signed-in caller's expensive query (journal, diagnosis, history): counted against their GPUDECK_QUERIES_PER_MINUTE. */
+export const expensiveQueryProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.services.demo) await ctx.services.queries.take(ctx.actor.user, ctx.panelRequest.resHeaders);
+  return next();
 });
 
 /** What an audit row of a refused call says; derived from the raw input as sent (never trusted, never a password). */

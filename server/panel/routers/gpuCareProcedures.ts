@@ -13,7 +13,7 @@ import { formatCmdline, formatGpus } from "../../contract/format";
 import { hostFaultsInput, hostKillHolderInput, hostStopLoopInput } from "../../contract/operationSchemas";
 import { hostUnitInput } from "../../contract/schemas";
 import { toPanelError } from "../agentErrors";
-import { asActor, audited, callHost, hostLink, notSignedIn, signedInProcedure } from "../trpc";
+import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, signedInProcedure } from "../trpc";
 
 export const KILL_HOLDER_AUDIT_ACTION = "gpu.kill-holder";
 export const STOP_LOOP_AUDIT_ACTION = "stop-loop";
@@ -75,7 +75,7 @@ export const gpuFaultProcedures = {
 };
 
 export const crashLoopProcedures = {
-  crashLoop: signedInProcedure
+  crashLoop: expensiveQueryProcedure
     .input(hostUnitInput)
     .query(({ input: { host, name }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.crashLoop.query({ name }, asActor(ctx.actor)))),
   stopLoop: actionProcedure(STOP_LOOP_AUDIT_ACTION)

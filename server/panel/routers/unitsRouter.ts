@@ -11,7 +11,7 @@ import type { JournalEntry, UnitAction } from "../../contract/types";
 import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
-import { asActor, audited, callHost, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
+import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 import { crashLoopProcedures } from "./gpuCareProcedures";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
@@ -73,7 +73,7 @@ function unitAction(action: UnitAction) {
 }
 
 /** Journals carry whatever a program printed: operators and admins, viewers only where the panel allows it. */
-const journalReader = signedInProcedure.use(({ ctx, next }) => {
+const journalReader = expensiveQueryProcedure.use(({ ctx, next }) => {
   const decision = ctx.services.auth.can(ctx.actor, "journal.view");
   if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
   return next();
@@ -104,10 +104,10 @@ export const unitsRouter = router({
   kill: unitAction("kill"),
   // units.crashLoop, units.stopLoop
   ...crashLoopProcedures,
-  diagnose: signedInProcedure
+  diagnose: expensiveQueryProcedure
     .input(hostUnitInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.diagnose.query(input, asActor(ctx.actor)))),
-  timeline: signedInProcedure
+  timeline: expensiveQueryProcedure
     .input(hostTimelineInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)))),
   journal: journalReader
