@@ -22,7 +22,8 @@ export function Providers({ children }: { children: ReactNode }) {
         splitLink({
           condition: (op) => op.type === "subscription",
           true: httpSubscriptionLink({ url: "/api/trpc", transformer: wireTransformer }),
-          false: httpBatchLink({ url: "/api/trpc", transformer: wireTransformer }),
+          // at most 10 calls a request: well under the panel's GPUDECK_BATCH_MAX (20)
+          false: httpBatchLink({ url: "/api/trpc", transformer: wireTransformer, maxItems: 10 }),
         }),
       ],
     }),

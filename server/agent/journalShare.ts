@@ -18,6 +18,9 @@ export interface JournalSource {
   journal(name: string, lines: number): Promise<JournalEntry[]>;
 }
 
+/** Lines read back for a viewer joining (or rejoining) a running follower: each rejoin is a journalctl read, so kept small. */
+export const REJOIN_BACKLOG_LINES = 1000;
+
 export interface JournalShareOptions {
   /** Lines a viewer may fall behind by before it is told to reconnect. */
   queueLimit?: number;
@@ -58,7 +61,7 @@ export class SharedJournals {
   ) {
     this.queueLimit = opts.queueLimit ?? 1000;
     this.maxViewers = opts.maxViewers ?? 500;
-    this.backlogLines = opts.backlogLines ?? 5000;
+    this.backlogLines = opts.backlogLines ?? REJOIN_BACKLOG_LINES;
   }
 
   /** journalctl processes running now (one per followed unit). */

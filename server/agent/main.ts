@@ -3,6 +3,7 @@
  * /healthz and /metrics; every call needs `Authorization: Bearer <token>`.
  * Run: `npm run agent` (see config.ts for flags and environment variables).
  */
+import { limitJournalReads } from "./journalReads";
 import http from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { ConfigError, loadAgentConfig, type AgentConfig } from "./config";
@@ -85,6 +86,8 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     log("  Set it to the units gpudeck may manage, e.g. GPUDECK_UNITS='vllm-*.service,tgi-*.service'");
   }
   const host = await createHost(config);
+  // at most 8 journalctl reads at once, 32 waiting (./journalReads.ts)
+  limitJournalReads(host);
   // A simulated host starts its world afresh each run: its history is not kept (unless asked, for benchmarks).
   let store: HistoryStore | null = null;
   if (!config.simulate || config.simHistory) {

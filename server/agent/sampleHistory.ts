@@ -5,6 +5,13 @@
  */
 import type { GpuAttributed, GpuHolder, GpuSample, Ms } from "../contract/types";
 
+/**
+ * Samples one `gpus.history` reply carries at most: a longer range is thinned to one sample per
+ * equal slice of time (a day of 8-GPU history from `sinceMs: 0` is then well under 2 MB of JSON,
+ * not 40), which is more points than a chart is wide.
+ */
+export const HISTORY_REPLY_MAX_SAMPLES = 360;
+
 export interface SampleHistoryOptions {
   fullResolutionMs?: number;
   coarseStepMs?: number;
@@ -77,7 +84,30 @@ export class SampleHistory {
     return uuid ? all.map((s) => ({ atMs: s.atMs, gpus: s.gpus.filter((g) => g.uuid === uuid) })) : all;
   }
 
+  /** `since()` for a reply: at most `maxSamples` (see thinForReply). */
+  forReply(sinceMs: Ms, uuid?: string, maxSamples = HISTORY_REPLY_MAX_SAMPLES): GpuSample[] {
+    return thinForReply(this.since(sinceMs, uuid), maxSamples);
+  }
+
   size(): number {
     return this.fine.length + this.coarse.length;
   }
+}
+
+/** At most `maxSamples` of `all` (oldest first), one per equal slice of its time range; the newest always kept. */
+export function thinForReply(all: GpuSample[], maxSamples = HISTORY_REPLY_MAX_SAMPLES): GpuSample[] {
+  if (all.length <= maxSamples) return all;
+  const first = all[0]!.atMs;
+  const sliceMs = (all.at(-1)!.atMs - first + 1) / (maxSamples - 1);
+  const out: GpuSample[] = [];
+  let lastSlice = -1;
+  for (const s of all.slice(0, -1)) {
+    const slice = Math.floor((s.atMs - first) / sliceMs);
+    if (slice !== lastSlice) {
+      out.push(s);
+      lastSlice = slice;
+    }
+  }
+  out.push(all.at(-1)!);
+  return out.slice(-maxSamples);
 }

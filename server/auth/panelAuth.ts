@@ -37,7 +37,22 @@ export interface PanelAuthOptions {
   authorization?: Partial<AuthorizationPolicy>;
   guard?: Omit<RecentActionGuardOptions, "clock">;
   setupTokenTtlMs?: Ms;
+  /**
+   * Where refusals anyone can repeat without signing in go (a failed setup, an identity from the
+   * trusted proxy that is refused): the panel's capped refusal recorder (../panel/refusals.ts), so
+   * they cannot flood the audit log. Default: straight into the audit log.
+   */
+  refusals?: RefusalSink;
 }
+
+/** A refusal of someone not signed in, for the audit log (through a cap). */
+export interface AnonymousRefusalRow {
+  action: "setup" | "proxy-login";
+  sourceAddr: string | null;
+  user: string | null;
+  reason: string;
+}
+export type RefusalSink = (row: AnonymousRefusalRow) => Promise<void>;
 
 /** Where a request came from, for sessions and the audit log. */
 export interface RequestMeta {
@@ -89,10 +104,25 @@ export class PanelAuth {
   readonly proxy: ProxyAuthenticator;
   readonly authorization: Readonly<AuthorizationPolicy>;
   private readonly clock: Clock;
+  private readonly refusals: RefusalSink;
 
   constructor(store: StoreSource, options: PanelAuthOptions = {}) {
     this.store = store;
     this.clock = options.clock ?? systemClock;
+    this.refusals =
+      options.refusals ??
+      (async (r) => {
+        await this.audit.recordAudit({
+          user: r.user,
+          role: null,
+          sourceAddr: r.sourceAddr,
+          host: null,
+          unit: null,
+          action: r.action,
+          reason: r.reason,
+          outcome: "refused",
+        });
+      });
     const { clock, events } = { clock: this.clock, events: options.events };
     this.users = new UserStore(store, { clock, events, setupTokenTtlMs: options.setupTokenTtlMs });
     this.sessions = new SessionStore(store, { clock, events, policy: options.sessions });
@@ -114,6 +144,25 @@ export class PanelAuth {
     return sessionCookie(sessionId, { secure: options.secure, maxAgeMs: session.expiresAt - this.clock() });
   }
 
+  /** A new session for `user`; when that ended their oldest (GPUDECK_SESSIONS_PER_USER), say so in the audit log. */
+  private async startSession(user: User, input: RequestMeta): Promise<{ id: string; session: SessionInfo }> {
+    const { id, session, ended } = await this.sessions.createSession(user.id, input);
+    if (ended > 0) {
+      await this.audit.recordAudit({
+        user: user.username,
+        role: user.role,
+        sourceAddr: input.sourceAddr,
+        host: null,
+        unit: null,
+        action: "session.limit",
+        reason: null,
+        outcome: "ok",
+        detail: `signed in with ${this.sessions.policy.maxPerUser} sessions open (GPUDECK_SESSIONS_PER_USER): the oldest ${ended === 1 ? "session was" : `${ended} sessions were`} ended`,
+      });
+    }
+    return { id, session };
+  }
+
   /** Sign in with a password: rate-limited, constant-ish time on failure, audited either way. */
   async login(input: { username: unknown; password: unknown; secure: boolean } & RequestMeta): Promise<LoginResult> {
     const username = typeof input.username === "string" ? input.username.trim().slice(0, 256) : "";
@@ -131,7 +180,7 @@ export class PanelAuth {
       return { ok: false, reason: "invalid-credentials", message: INVALID_CREDENTIALS };
     }
     await attempt.succeeded();
-    const { id, session } = await this.sessions.createSession(check.user.id, input);
+    const { id, session } = await this.startSession(check.user, input);
     await this.audit.recordAudit({
       user: check.user.username,
       role: check.user.role,
@@ -190,16 +239,8 @@ export class PanelAuth {
     const fromProxy = await this.proxy.identify({ remoteAddress: request.remoteAddress, headers: request.headers });
     if (fromProxy.kind === "user") return { ok: true, principal: fromProxy.principal, via: "proxy" };
     if (fromProxy.kind === "refused") {
-      await this.audit.recordAudit({
-        user: fromProxy.username,
-        role: null,
-        sourceAddr: request.remoteAddress,
-        host: null,
-        unit: null,
-        action: "proxy-login",
-        reason: fromProxy.reason,
-        outcome: "refused",
-      });
+      // every request from the proxy carries the identity again: capped, or one user floods the log
+      await this.refusals({ action: "proxy-login", sourceAddr: request.remoteAddress, user: fromProxy.username, reason: fromProxy.reason });
       return { ok: false, reason: "proxy-refused", message: fromProxy.reason, clearCookie: false };
     }
     if (fromProxy.kind === "ignored" && this.shouldRecordThrottled("proxy-header", request.remoteAddress)) {
@@ -280,7 +321,7 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = await this.sessions.createSession(user.id, input);
+    const { id, session } = await this.startSession(user, input);
     return { sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
 
@@ -288,20 +329,15 @@ export class PanelAuth {
   async completeSetup(
     input: { token: string; username: string; password: string; secure: boolean } & RequestMeta,
   ): Promise<{ user: User; sessionId: string; session: SessionInfo; setCookie: string }> {
+    // Setup is over once an admin exists: refused without an audit row (anyone can send this, at will).
+    if ((await this.users.countActiveAdmins()) > 0) {
+      throw new AuthError("admin-exists", "setup is already done (an admin exists); sign in, or ask an admin for an account");
+    }
     let user: User;
     try {
       user = await this.users.completeSetup(input.token, input.username, input.password);
     } catch (err) {
-      await this.audit.recordAudit({
-        user: null,
-        role: null,
-        sourceAddr: input.sourceAddr,
-        host: null,
-        unit: null,
-        action: "setup",
-        reason: err instanceof AuthError ? err.message : "error",
-        outcome: "refused",
-      });
+      await this.refusals({ action: "setup", sourceAddr: input.sourceAddr, user: null, reason: err instanceof AuthError ? err.message : "error" });
       throw err;
     }
     await this.audit.recordAudit({
@@ -314,7 +350,7 @@ export class PanelAuth {
       reason: null,
       outcome: "ok",
     });
-    const { id, session } = await this.sessions.createSession(user.id, input);
+    const { id, session } = await this.startSession(user, input);
     return { user, sessionId: id, session, setCookie: this.cookieFor(id, session, input) };
   }
 }

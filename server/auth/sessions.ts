@@ -25,12 +25,19 @@ export interface SessionPolicy {
    * The idle timeout can therefore end a session up to this much early. Default 60 s.
    */
   touchIntervalMs: Ms;
+  /**
+   * Sessions a user may hold at once (GPUDECK_SESSIONS_PER_USER). Signing in once more ends the
+   * oldest: one account signed in a hundred times must not hold a hundred sessions (and their
+   * streams). Default 20.
+   */
+  maxPerUser: number;
 }
 
 export const DEFAULT_SESSION_POLICY: Readonly<SessionPolicy> = Object.freeze({
   idleTimeoutMs: 12 * 60 * 60 * 1000,
   absoluteLifetimeMs: 7 * 24 * 60 * 60 * 1000,
   touchIntervalMs: 60 * 1000,
+  maxPerUser: 20,
 });
 
 export interface SessionInfo {
@@ -85,8 +92,15 @@ export class SessionStore {
     };
   }
 
-  /** Start a session; the returned `id` goes into the cookie and is never stored. */
-  async createSession(userId: number, meta: { sourceAddr?: string | null; userAgent?: string | null } = {}): Promise<{ id: string; session: SessionInfo }> {
+  /**
+   * Start a session; the returned `id` goes into the cookie and is never stored. When the user
+   * then holds more than `maxPerUser` sessions, the oldest end (in the same transaction, with a
+   * `sessions` event: their streams end too); `ended` says how many.
+   */
+  async createSession(
+    userId: number,
+    meta: { sourceAddr?: string | null; userAgent?: string | null } = {},
+  ): Promise<{ id: string; session: SessionInfo; ended: number }> {
     const id = randomToken();
     const now = this.clock();
     const row: SessionRow = {
@@ -97,9 +111,26 @@ export class SessionStore {
       source_addr: clip(meta.sourceAddr),
       user_agent: clip(meta.userAgent),
     };
-    const { db } = await this.source.get();
-    await db.insertInto("sessions").values(row).execute();
-    return { id, session: this.info(row) };
+    const store = await this.source.get();
+    const ended = await store.write(async (tx) => {
+      await tx.insertInto("sessions").values(row).execute();
+      const over = await tx
+        .selectFrom("sessions")
+        .select("id_hash")
+        .where("user_id", "=", userId)
+        .orderBy("created_at", "desc")
+        .orderBy("last_seen_at", "desc")
+        .offset(this.policy.maxPerUser)
+        .limit(1_000)
+        .execute();
+      const oldest = over.map((r) => r.id_hash).filter((h) => h !== row.id_hash);
+      if (oldest.length === 0) return 0;
+      await tx.deleteFrom("sessions").where("id_hash", "in", oldest).execute();
+      await publishEvent(tx, store.dialect, "sessions", { userId, username: null }, now);
+      return oldest.length;
+    });
+    if (ended > 0) this.events.poke();
+    return { id, session: this.info(row), ended };
   }
 
   /**

@@ -285,7 +285,7 @@ export class UserStore {
     return toUser(after);
   }
 
-  /** Change role and/or unit patterns. Takes effect on the user's next request (sessions re-read the user). */
+  /** Change role and/or unit patterns. Takes effect on the user's next request (sessions re-read the user) and on their open streams. */
   async updateUser(username: string, changes: { role?: Role; unitPatterns?: readonly string[] }): Promise<User> {
     if (changes.role !== undefined && !isRole(changes.role)) {
       throw new AuthError("invalid-role", "role must be one of viewer, operator, admin");
@@ -303,10 +303,14 @@ export class UserStore {
           ...(patterns !== undefined ? { unit_patterns: JSON.stringify(patterns) } : {}),
         };
         if (Object.keys(set).length === 0) return row;
-        return tx.updateTable("users").set(set).where("id", "=", row.id).returningAll().executeTakeFirstOrThrow();
+        const updated = await tx.updateTable("users").set(set).where("id", "=", row.id).returningAll().executeTakeFirstOrThrow();
+        // their open streams (on every replica) re-check what they may still see
+        await this.sessionsChanged(tx, store, updated);
+        return updated;
       },
       { lock: USERS_LOCK },
     );
+    this.events.poke();
     return toUser(after);
   }
 

@@ -29,6 +29,11 @@
  *   Alerts (see server/alerts/config.ts): GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS,
  *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE
  *   GPUDECK_STATUS_TOKEN  turns the status page on, reachable with this token (at least 16 characters)
+ *   Limits per user (see README, Security):
+ *   GPUDECK_STREAMS_PER_USER (default 32): live streams of one user across all their sessions
+ *   GPUDECK_SESSIONS_PER_USER (default 20): sessions one user holds; signing in once more ends the oldest
+ *   GPUDECK_QUERIES_PER_MINUTE (default 120): expensive queries (journal, diagnosis, history) per user a minute
+ *   GPUDECK_BATCH_MAX (default 20): calls in one batched API request
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
@@ -65,6 +70,14 @@ export interface PanelConfig {
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
   statusToken: string | null;
+  /** Live streams of one user across all their sessions (GPUDECK_STREAMS_PER_USER). */
+  streamsPerUser: number;
+  /** Sessions one user may hold; the oldest ends first (GPUDECK_SESSIONS_PER_USER). */
+  sessionsPerUser: number;
+  /** Expensive queries per user a minute (GPUDECK_QUERIES_PER_MINUTE). */
+  queriesPerMinute: number;
+  /** Calls in one batched API request (GPUDECK_BATCH_MAX). */
+  batchMax: number;
 }
 
 export class PanelConfigError extends Error {}
@@ -86,6 +99,13 @@ function positive(env: Readonly<Record<string, string | undefined>>, name: strin
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new PanelConfigError(`${name} must be a positive number (got "${raw}")`);
   return n * unitMs;
+}
+
+/** A positive whole number (a count), or the fallback when unset. */
+function whole(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+  const n = positive(env, name, fallback, 1);
+  if (!Number.isInteger(n)) throw new PanelConfigError(`${name} must be a whole number (got "${env[name]?.trim()}")`);
+  return n;
 }
 
 function hostOf(url: string): string | null {
@@ -216,5 +236,9 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     },
     alerts: alertsConfig(env),
     statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
+    streamsPerUser: whole(env, "GPUDECK_STREAMS_PER_USER", 32),
+    sessionsPerUser: whole(env, "GPUDECK_SESSIONS_PER_USER", 20),
+    queriesPerMinute: whole(env, "GPUDECK_QUERIES_PER_MINUTE", 120),
+    batchMax: whole(env, "GPUDECK_BATCH_MAX", 20),
   };
 }

@@ -90,7 +90,13 @@ export async function auditRefusal(req: Request, endpoint: PanelEndpoint, url: U
   try {
     const origin = req.headers.get("origin") ?? req.headers.get("sec-fetch-site");
     const actor = await requestActor(req, endpoint);
-    await endpoint.services.refusals.record({ sourceAddr: clientAddress(req.headers, endpoint.config) }, actor, {
+    const sourceAddr = clientAddress(req.headers, endpoint.config);
+    if (!actor && procedurePaths(url).every((p) => p === "setup.complete")) {
+      // public, repeatable at will: the harder cap of anonymous refusals
+      await endpoint.services.refusals.recordAnonymous({ action: "setup", sourceAddr, user: null, reason: refusal.message });
+      return;
+    }
+    await endpoint.services.refusals.record({ sourceAddr }, actor, {
       unit: unitFromQuery(url),
       action: procedurePaths(url).map(auditActionForPath).join(","),
       reason: null,
@@ -108,6 +114,19 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
   if (!guard.ok) {
     await auditRefusal(req, endpoint, url, guard);
     return refusalResponse(url, guard);
+  }
+  // a batch is one request for many calls: capped (GPUDECK_BATCH_MAX), refused whole with a sentence
+  const batchMax = endpoint.config.batchMax;
+  const calls = url.searchParams.get("batch") === "1" ? url.pathname.split(",").length : 1;
+  if (calls > batchMax) {
+    const refusal: Refusal = {
+      ok: false,
+      status: 400,
+      code: "BAD_REQUEST",
+      message: `A batch of ${calls} calls is over this panel's limit of ${batchMax} (GPUDECK_BATCH_MAX); send fewer calls in one request.`,
+    };
+    await auditRefusal(req, endpoint, url, refusal);
+    return refusalResponse(url, refusal);
   }
   // a subscription (one, not batched): tRPC runs it, ./eventStream.ts writes its SSE frames
   const paths = procedurePaths(url);
@@ -139,6 +158,7 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     endpoint: TRPC_ENDPOINT,
     req: request,
     router: panelRouter,
+    maxBatchSize: batchMax,
     createContext: ({ resHeaders }) => createPanelContext(request, endpoint, resHeaders),
     // per-user data: never stored by the browser or a proxy
     responseMeta: () => ({ headers: { "Cache-Control": "no-store" } }),

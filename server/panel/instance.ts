@@ -31,7 +31,8 @@ import { handleAuditCsvRequest } from "./auditCsv";
 import { clientAddress, peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
 import { panelHealth, type PanelHealth } from "./health";
-import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
+import { ANONYMOUS_REFUSALS_PER_MINUTE, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE, RefusalAuditLimiter, RefusalRecorder } from "./refusals";
+import { QueryRateLimiter } from "./queryLimit";
 import { SessionStreams } from "./sessionStreams";
 import { announceSetup } from "./setupLink";
 import type { PanelServices } from "./trpc";
@@ -96,10 +97,13 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
   const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const events = new PanelEventBus(store, { ...options.events, log, clock: options.clock });
+  // refusals anyone can repeat (setup, proxy identities) go through the capped recorder, made below
+  let refusals: RefusalRecorder | null = null;
   const auth = new PanelAuth(store, {
     events,
+    refusals: (r) => refusals!.recordAnonymous(r),
     clock: options.clock,
-    sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs },
+    sessions: { idleTimeoutMs: config.sessionIdleMs, absoluteLifetimeMs: config.sessionMaxMs, maxPerUser: config.sessionsPerUser },
     proxy: config.proxy,
     authorization: { operatorMayKill: config.operatorMayKill, viewerMayReadJournal: config.viewerJournal },
     // A second restart or stop of a unit within the window needs confirmation (two people
@@ -123,7 +127,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   });
   const settler = new AuditSettler(auth.audit, { clock: options.clock, log });
   fleet.onHostEvent((host, event) => void settler.handle(host, event));
-  const streams = new SessionStreams(options.streamRecheckMs, { perOwner: config.streamsPerSession, total: config.streamsMax });
+  const streams = new SessionStreams(options.streamRecheckMs, { perOwner: config.streamsPerSession, perUser: config.streamsPerUser, total: config.streamsMax });
   const syncHosts = async () => {
     stored = await hostStore.list();
     const changed = syncStoredHosts(fleet, stored);
@@ -157,10 +161,16 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     store,
     events,
     streams,
-    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
+    refusals: (refusals = new RefusalRecorder(
+      auth.audit,
+      refusalAudit,
+      () => null,
+      new RefusalAuditLimiter(ANONYMOUS_REFUSALS_PER_MINUTE, options.clock, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE),
+    )),
     alerts,
     statusPage,
     shutdown: shutdown.signal,
+    queries: new QueryRateLimiter(config.queriesPerMinute),
   };
   const endpoint: PanelEndpoint = { config, services };
 

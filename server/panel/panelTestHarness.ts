@@ -197,20 +197,29 @@ export function decodeSse(text: string): string {
   });
 }
 
-export async function openEventStream(panel: Panel, cookie: string, input: unknown = { watch: "host", host: HOST }) {
-  const res = await panel.handle(panelRequest("events.watch", { sse: true, input, cookie }));
-  if (res.status !== 200) throw new Error(`events.watch answered ${res.status}: ${await res.text()}`);
+export function openEventStream(panel: Panel, cookie: string, input: unknown = { watch: "host", host: HOST }) {
+  return openStream(panel, "events.watch", cookie, input);
+}
+
+/** Any subscription (events.watch, units.followJournal) through the endpoint, read incrementally. */
+export async function openStream(panel: Panel, procedurePath: string, cookie: string, input: unknown, headers: Record<string, string | null> = {}) {
+  const res = await panel.handle(panelRequest(procedurePath, { sse: true, input, cookie, headers }));
+  if (res.status !== 200) throw new Error(`${procedurePath} answered ${res.status}: ${await res.text()}`);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
   return {
     async until(pattern: RegExp, timeoutMs = 5000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(decodeSse(text))) {
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`stream did not show ${pattern} within ${timeoutMs} ms:\n${decodeSse(text).slice(-500)}`);
-        const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
+        // a read that outlives a timeout is kept for the next call (its chunk must not be lost)
+        pending ??= reader.read();
+        const next = await Promise.race([pending, new Promise<null>((r) => setTimeout(() => r(null), left))]);
         if (next === null) continue;
+        pending = null;
         if (next.done) break;
         text += decoder.decode(next.value, { stream: true });
       }

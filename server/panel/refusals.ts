@@ -5,6 +5,11 @@
  * or address when unknown; IPv6 by its /64, which one client typically holds whole) a minute,
  * at most `totalPerMinute` from everyone together, and what a refused request makes us store is
  * cut short (it is kept for the audit retention, 90 days by default).
+ *
+ * Refusals anyone can cause without signing in (a setup attempt, an identity the trusted proxy
+ * sends that the panel refuses) are capped harder (`recordAnonymous`): at most
+ * ANONYMOUS_REFUSALS_PER_MINUTE rows per kind and address, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE per
+ * kind from everyone, then the caps above: 200 bad calls leave a handful of rows.
  */
 import type { TRPCError } from "@trpc/server";
 import type { Actor } from "../contract/actors";
@@ -15,6 +20,10 @@ import { ALERT_PROCEDURE_AUDIT_ACTIONS } from "./routers/auditActions";
 
 /** Refusal rows from everyone together, per minute, by default. */
 export const REFUSAL_ROWS_PER_MINUTE = 600;
+/** Rows a minute of one kind of anonymous refusal from one address (IPv6: its /64)… */
+export const ANONYMOUS_REFUSALS_PER_MINUTE = 5;
+/** …and from everyone together. */
+export const ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE = 30;
 /** How much of each free-text field of a refused request is stored. */
 export const REFUSAL_FIELD_MAX = { action: 200, unit: 300, reason: 200, detail: 500 } as const;
 
@@ -77,33 +86,65 @@ export const REFUSAL_CODES = new Set<TRPCError["code"]>([
   "NOT_FOUND",
 ]);
 
+/** A refusal of someone not signed in: a failed `setup.complete`, an identity from the trusted proxy refused. */
+export interface AnonymousRefusal {
+  action: "setup" | "proxy-login";
+  sourceAddr: string | null;
+  /** The name the request gave (a proxy's identity header), if any. */
+  user: string | null;
+  reason: string;
+}
+
 export class RefusalRecorder {
   constructor(
     private readonly audit: AuditStore,
     readonly limiter: RefusalAuditLimiter,
     private readonly knownHost: () => string | null,
+    readonly anonymous = new RefusalAuditLimiter(ANONYMOUS_REFUSALS_PER_MINUTE, Date.now, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE),
   ) {}
 
+  private capped(what: string, limit: number): Promise<number> {
+    return this.audit.recordAudit({
+      user: null,
+      role: null,
+      sourceAddr: null,
+      host: null,
+      unit: null,
+      action: "audit.refusals",
+      reason: null,
+      outcome: "error",
+      detail: `more than ${limit} ${what} this minute; the rest of this minute's are not recorded`,
+    });
+  }
+
+  /** Record `refusal` unless its caller (or everyone) is over the cap this minute. */
   async record(request: { sourceAddr: string | null }, actor: Actor | null, refusal: Refusal): Promise<void> {
-    const admitted = this.limiter.admit(refusalKey(actor, request.sourceAddr));
+    await this.admitted(refusalKey(actor, request.sourceAddr), () => this.write(request, actor?.user ?? null, actor?.role ?? null, refusal));
+  }
+
+  /** A refusal anyone can repeat without signing in: the harder caps first, then those of `record`. */
+  async recordAnonymous(r: AnonymousRefusal): Promise<void> {
+    const admitted = this.anonymous.admit(`${r.action}:${refusalKey(null, r.sourceAddr)}`);
     if (admitted === "drop") return;
     if (admitted === "capped") {
-      await this.audit.recordAudit({
-        user: null,
-        role: null,
-        sourceAddr: null,
-        host: null,
-        unit: null,
-        action: "audit.refusals",
-        reason: null,
-        outcome: "error",
-        detail: `more than ${this.limiter.totalPerMinute} refused requests this minute; the rest of this minute's are not recorded`,
-      });
+      await this.capped(`refused ${r.action} requests from all addresses`, this.anonymous.totalPerMinute);
       return;
     }
+    const refusal: Refusal = { action: r.action, unit: null, reason: r.reason, outcome: "refused", detail: r.reason, host: null };
+    await this.admitted(refusalKey(null, r.sourceAddr), () => this.write(r, r.user, null, refusal));
+  }
+
+  private async admitted(key: string, write: () => Promise<void>): Promise<void> {
+    const admitted = this.limiter.admit(key);
+    if (admitted === "drop") return;
+    if (admitted === "capped") await this.capped("refused requests", this.limiter.totalPerMinute);
+    else await write();
+  }
+
+  private async write(request: { sourceAddr: string | null }, user: string | null, role: Actor["role"] | null, refusal: Refusal): Promise<void> {
     await this.audit.recordAudit({
-      user: actor?.user ?? null,
-      role: actor?.role ?? null,
+      user: user === null ? null : cut(user, 128),
+      role,
       sourceAddr: request.sourceAddr,
       host: refusal.host === undefined ? this.knownHost() : cut(refusal.host, 100),
       unit: cut(refusal.unit, REFUSAL_FIELD_MAX.unit),

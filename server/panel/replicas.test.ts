@@ -8,7 +8,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningAgent } from "../agent/main";
 import { testDatabasesForFile } from "../store/testing/databases";
-import { addUser, call, HOST, hostConnected, login, openEventStream, PASSWORD, startTestAgent, startTestPanel, type TestPanel } from "./panelTestHarness";
+import {
+  addUser,
+  call,
+  HOST,
+  hostConnected,
+  login,
+  openEventStream,
+  openStream,
+  PASSWORD,
+  startTestAgent,
+  startTestPanel,
+  type TestPanel,
+} from "./panelTestHarness";
 
 const dbs = testDatabasesForFile("two panel replicas");
 const EMBED = "vllm-embed-small.service";
@@ -75,6 +87,27 @@ describe.skipIf(!dbs.dialects.includes("postgres"))("two replicas on one Postgre
     const text = await stream.until(/event: serialized-error\ndata: [^\n]*\n/, 2000);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(text).toMatch(/session has ended/);
+  });
+
+  it("demoting an operator on one ends their journal stream on the other within 2 s, with FORBIDDEN", async () => {
+    await addUser(a.panel, "opal", "operator", ["vllm-*"]);
+    const onB = await login(b.panel, "opal", PASSWORD, { "x-gpudeck-peer": "10.9.9.10" });
+    const journal = await openStream(b.panel, "units.followJournal", onB, { host: HOST, name: EMBED });
+    await journal.until(/data: /);
+    // a change of units alone keeps what the role allows: the stream stays
+    const admin = await login(a.panel, "ada", PASSWORD, { "x-gpudeck-peer": "10.8.8.9" });
+    const units = await call(a.panel, "users.update", { input: { username: "opal", unitPatterns: ["vllm-embed-*"] }, cookie: admin });
+    expect(units.status, units.text).toBe(200);
+    await expect(journal.until(/event: serialized-error/, 500)).rejects.toThrow(/did not show/);
+    const t0 = Date.now();
+    const demoted = await call(a.panel, "users.update", { input: { username: "opal", role: "viewer" }, cookie: admin });
+    expect(demoted.status, demoted.text).toBe(200);
+    const text = await journal.until(/event: serialized-error\ndata: [^\n]*\n/, 2000);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(text).toMatch(/FORBIDDEN|Not allowed any more: viewers cannot read journals/);
+    // and a new one is refused outright
+    const again = await openStream(b.panel, "units.followJournal", onB, { host: HOST, name: EMBED });
+    expect(await again.until(/event: serialized-error\ndata: [^\n]*\n/, 2000)).toMatch(/viewers cannot read journals/);
   });
 
   it("a host added on one is watched by the other, and removed from both", async () => {

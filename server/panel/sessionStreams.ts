@@ -11,18 +11,21 @@
  * while it is away. An answer of "no longer valid", or a check that fails otherwise, ends a stream.
  *
  * Every open stream holds memory here and, for a journal, a `journalctl --follow` on the GPU host:
- * at most `perOwner` streams per session (16 by default) and `total` for the whole panel (2,000).
- * A stream beyond that is refused with a clear error. Streams without an owner (demo mode, where
+ * at most `perOwner` streams per session (16 by default), `perUser` per user across all their
+ * sessions (32: one account signed in many times must not hold the panel's streams), and `total`
+ * for the whole panel (2,000). A stream beyond that is refused with a clear error. Streams without an owner (demo mode, where
  * everyone shares one identity) count only towards the panel's total.
  */
 import { isDatabaseUnreachable } from "../store/unavailable";
 
 export interface StreamLimits {
   perOwner: number;
+  /** across every session of one user (GPUDECK_STREAMS_PER_USER) */
+  perUser: number;
   total: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: Readonly<StreamLimits> = Object.freeze({ perOwner: 16, total: 2_000 });
+export const DEFAULT_STREAM_LIMITS: Readonly<StreamLimits> = Object.freeze({ perOwner: 16, perUser: 32, total: 2_000 });
 
 export class StreamLimitError extends Error {}
 
@@ -42,6 +45,7 @@ const sameUser = (a: StreamOwner | null, b: StreamOwner): boolean =>
 export class SessionStreams {
   private readonly listeners = new Set<Listener>();
   private readonly perOwner = new Map<string, number>();
+  private readonly perUser = new Map<string, number>();
   private open = 0;
   readonly limits: Readonly<StreamLimits>;
   constructor(
@@ -69,7 +73,7 @@ export class SessionStreams {
     owner: string | null = null,
     user: StreamOwner | null = null,
   ): { signal: AbortSignal; ended(): boolean; dispose(): void } {
-    const release = this.take(owner);
+    const release = this.take(owner, user && (user.username ?? user.userId) !== null ? userKey(user) : null);
     const ctl = new AbortController();
     let revoked = false;
     let checking = false;
@@ -121,27 +125,44 @@ export class SessionStreams {
     return this.listeners.size;
   }
 
-  private take(owner: string | null): () => void {
+  private take(owner: string | null, user: string | null): () => void {
     const mine = owner === null ? 0 : (this.perOwner.get(owner) ?? 0);
     if (owner !== null && mine >= this.limits.perOwner) {
       throw new StreamLimitError(
         `This session already has ${mine} live streams open (at most ${this.limits.perOwner}, GPUDECK_STREAMS_PER_SESSION); close some tabs or pages and try again.`,
       );
     }
+    const theirs = user === null ? 0 : (this.perUser.get(user) ?? 0);
+    if (user !== null && theirs >= this.limits.perUser) {
+      throw new StreamLimitError(
+        `This account already has ${theirs} live streams open across its sessions (at most ${this.limits.perUser}, GPUDECK_STREAMS_PER_USER); close some tabs, or sign out elsewhere, and try again.`,
+      );
+    }
     if (this.open >= this.limits.total) {
       throw new StreamLimitError(`The panel has ${this.open} live streams open, its limit (GPUDECK_STREAMS_MAX); try again later.`);
     }
     this.open++;
-    if (owner !== null) this.perOwner.set(owner, mine + 1);
+    const takeOne = (counts: Map<string, number>, key: string | null) => {
+      if (key === null) return () => undefined;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      return () => {
+        const left = (counts.get(key) ?? 1) - 1;
+        if (left > 0) counts.set(key, left);
+        else counts.delete(key);
+      };
+    };
+    const releases = [takeOne(this.perOwner, owner), takeOne(this.perUser, user)];
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.open--;
-      if (owner === null) return;
-      const left = (this.perOwner.get(owner) ?? 1) - 1;
-      if (left > 0) this.perOwner.set(owner, left);
-      else this.perOwner.delete(owner);
+      for (const r of releases) r();
     };
   }
+}
+
+/** One key per account: by name (sessions and proxy identities of one user agree), else by id. */
+function userKey(user: StreamOwner): string {
+  return user.username !== null ? `name:${user.username.toLowerCase()}` : `id:${user.userId}`;
 }

@@ -10,6 +10,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { PanelAuth } from "../auth/panelAuth";
+import type { Decision, Subject } from "../auth/authorize";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
 import { zodIssuesMessage } from "../contract/errors";
@@ -26,6 +27,7 @@ import type { LazyStore } from "../store/lazyStore";
 import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import type { AlertsService } from "../alerts/service";
 import type { StatusPageService } from "../statusPage/statusService";
+import type { QueryRateLimiter } from "./queryLimit";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
 import { StreamLimitError, type SessionStreams } from "./sessionStreams";
 
@@ -68,6 +70,8 @@ export interface PanelServices {
   events: PanelEventBus;
   streams: SessionStreams;
   refusals: RefusalRecorder;
+  /** Expensive queries per user a minute (GPUDECK_QUERIES_PER_MINUTE). */
+  queries: QueryRateLimiter;
   /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
   alerts: AlertsService;
   /** The stakeholders' status page: its settings and data (server/statusPage/). */
@@ -104,6 +108,12 @@ export function notSignedIn(req: PanelRequest): TRPCError {
 export const signedInProcedure = panelProcedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
   return next({ ctx: { actor: ctx.actor } });
+});
+
+/** A signed-in caller's expensive query (journal, diagnosis, history): counted against their GPUDECK_QUERIES_PER_MINUTE. */
+export const expensiveQueryProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.services.demo) await ctx.services.queries.take(ctx.actor.user, ctx.panelRequest.resHeaders);
+  return next();
 });
 
 /** What an audit row of a refused call says; derived from the raw input as sent (never trusted, never a password). */
@@ -185,25 +195,47 @@ export interface SessionBoundStream {
   dispose(): void;
 }
 
+/** What a stream needs of the caller beyond a valid session (e.g. journal access), checked again when their account changes. */
+export type StreamPermission = (subject: Subject) => Decision;
+
 /**
  * A browser stream bound to the caller's session: it ends (UNAUTHORIZED) when the session ends,
- * and with a retryable error when the panel shuts down.
+ * (FORBIDDEN) when `permission` no longer allows the caller after a change of their role or units
+ * (on any replica: a `sessions` panel event makes open streams re-check at once), and with a
+ * retryable error when the panel shuts down.
  */
-export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: PanelServices }, signal: AbortSignal | undefined): SessionBoundStream {
+export function sessionBoundStream(
+  ctx: { panelRequest: PanelRequest; services: PanelServices },
+  signal: AbortSignal | undefined,
+  permission?: StreamPermission,
+): SessionBoundStream {
   const { services, panelRequest: req } = ctx;
+  let forbidden: string | null = null;
+  const allowed = (subject: Subject | null): boolean => {
+    if (!permission || !subject) return true;
+    const decision = permission(subject);
+    if (!decision.allowed) forbidden = decision.reason;
+    return decision.allowed;
+  };
   const stillValid = async (): Promise<boolean> => {
     if (services.demo) return true;
     // a stream staying open is not the person doing something: it must not renew the idle timeout
-    if (req.sessionId) return (await services.auth.sessions.validateSession(req.sessionId, { touch: false })).ok;
-    if (req.principal?.via === "proxy") return !((await services.auth.users.getUser(req.principal.username))?.disabled ?? false);
+    if (req.sessionId) {
+      const check = await services.auth.sessions.validateSession(req.sessionId, { touch: false });
+      return check.ok && allowed(check.user);
+    }
+    if (req.principal?.via === "proxy") {
+      const user = await services.auth.users.getUser(req.principal.username);
+      return !(user?.disabled ?? false) && allowed(user ?? req.principal);
+    }
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
-  // streams are capped per session (a proxy identity counts as one) and per panel; demo mode shares one identity
+  // streams are capped per session (a proxy identity counts as one), per user and per panel; demo mode shares one identity
   const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
   let bound: ReturnType<SessionStreams["bind"]>;
   try {
-    const user = req.principal ? { userId: req.principal.userId, username: req.principal.username } : null;
+    const user = req.principal && !services.demo ? { userId: req.principal.userId, username: req.principal.username } : null;
     bound = services.streams.bind(base.signal, stillValid, owner, user);
   } catch (err) {
     base.dispose();
@@ -213,6 +245,9 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
   return {
     signal: bound.signal,
     throwIfEnded() {
+      if (bound.ended() && forbidden !== null) {
+        throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed any more: ${forbidden as string} (your account was changed); this stream has ended.` });
+      }
       if (bound.ended()) throw new TRPCError({ code: "UNAUTHORIZED", message: "Your session has ended; sign in again." });
       if (services.shutdown.aborted) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "panel is restarting" });
     },

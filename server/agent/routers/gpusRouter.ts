@@ -3,6 +3,7 @@
  * `gpus.history` (for the charts), `gpus.faults` (Xids from the kernel log) and
  * `gpus.killHolder` (admin: SIGKILL a process holding memory on a unit's GPUs, ./killHolder.ts).
  */
+import { thinForReply } from "../sampleHistory";
 import { faultsInput, killHolderInput } from "../../contract/operationSchemas";
 import { gpuHistoryInput } from "../../contract/schemas";
 import { authedProcedure, router } from "../../trpc";
@@ -14,7 +15,7 @@ export function createGpusRouter(services: AgentServices) {
   const { hub } = services;
   return router({
     list: authedProcedure.query(() => ({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus() })),
-    history: authedProcedure.input(gpuHistoryInput).query(({ input }) => hub.gpuHistory.since(input.sinceMs, input.uuid)),
+    history: authedProcedure.input(gpuHistoryInput).query(({ input }) => thinForReply(hub.gpuHistory.since(input.sinceMs, input.uuid))),
     faults: authedProcedure.input(faultsInput).query(({ input }) => agentParts(hub).faults.list({ sinceMs: input?.sinceMs, unit: input?.unit })),
     killHolder: authedProcedure.input(killHolderInput).mutation(({ input, ctx }) => killHolder(services, input, ctx.actor)),
   });

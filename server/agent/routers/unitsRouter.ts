@@ -9,6 +9,7 @@ import type { UnitAction } from "../../contract/types";
 import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
 import { diagnoseUnit } from "../diagnoseUnit";
+import { BriefCache } from "../journalReads";
 import { JournalStreamError, sharedJournalsFor } from "../journalShare";
 import { stopLoopInput } from "../../contract/operationSchemas";
 import { agentParts } from "../agentParts";
@@ -20,6 +21,11 @@ import { allowedUnit, shuttingDown, type AgentServices } from "./services";
 export function createUnitsRouter(services: AgentServices) {
   const { hub, unitGlobs } = services;
   const allowed = (name: string) => allowedUnit(services, name);
+  // each reads the journal: asked by many viewers, or in a loop, one read per unit every few seconds
+  const diagnoses = new BriefCache<Awaited<ReturnType<typeof diagnoseUnit>>>();
+  // keyed by the unit's state too: a unit that changed gets a fresh answer at once
+  const cacheKey = (name: string) => `${name}\u0000${JSON.stringify(hub.unit(name) ?? null)}`;
+  const crashLoopReports = new BriefCache<Awaited<ReturnType<ReturnType<typeof agentParts>["crashLoops"]["report"]>>>();
 
   function act(action: UnitAction) {
     return authedProcedure.input(unitActionInput).mutation(async ({ input, ctx }) => {
@@ -66,7 +72,10 @@ export function createUnitsRouter(services: AgentServices) {
     resetFailed: act("reset-failed"),
     kill: act("kill"),
     /** "Why won't it start?": the diagnosis engine over what the agent knows right now. */
-    diagnose: authedProcedure.input(unitInput).query(({ input }) => diagnoseUnit(hub, allowed(input.name), unitGlobs)),
+    diagnose: authedProcedure.input(unitInput).query(({ input }) => {
+      const name = allowed(input.name);
+      return diagnoses.get(cacheKey(name), () => diagnoseUnit(hub, name, unitGlobs));
+    }),
     /** transitions, actions and unobserved spans; plus GPU faults (markers) and GPU-aware operations of the unit */
     timeline: authedProcedure.input(timelineInput).query(({ input }) => {
       const name = allowed(input.name);
@@ -81,7 +90,10 @@ export function createUnitsRouter(services: AgentServices) {
       };
     }),
     /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */
-    crashLoop: authedProcedure.input(unitInput).query(({ input }) => agentParts(hub).crashLoops.report(allowed(input.name))),
+    crashLoop: authedProcedure.input(unitInput).query(({ input }) => {
+      const name = allowed(input.name);
+      return crashLoopReports.get(cacheKey(name), () => agentParts(hub).crashLoops.report(name));
+    }),
     /** "Stop the loop": stop, then reset-failed once stopped; returns at once with the stop job and the evidence. */
     stopLoop: authedProcedure.input(stopLoopInput).mutation(async ({ input, ctx }) => {
       const name = allowed(input.name);

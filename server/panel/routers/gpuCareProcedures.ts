@@ -14,7 +14,7 @@ import { hostFaultsInput, hostKillHolderInput, hostStopLoopInput } from "../../c
 import { hostUnitInput } from "../../contract/schemas";
 import { toPanelError } from "../agentErrors";
 import { viewCrashLoop, viewRightsOf } from "../roleViews";
-import { asActor, audited, callHost, hostLink, notSignedIn, signedInProcedure } from "../trpc";
+import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, signedInProcedure } from "../trpc";
 
 export const KILL_HOLDER_AUDIT_ACTION = "gpu.kill-holder";
 export const STOP_LOOP_AUDIT_ACTION = "stop-loop";
@@ -76,7 +76,7 @@ export const gpuFaultProcedures = {
 };
 
 export const crashLoopProcedures = {
-  crashLoop: signedInProcedure
+  crashLoop: expensiveQueryProcedure
     .input(hostUnitInput)
     .query(async ({ input: { host, name }, ctx }) =>
       viewCrashLoop(

@@ -11,7 +11,7 @@ import type { JournalEntry, UnitAction } from "../../contract/types";
 import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
-import { asActor, audited, callHost, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
+import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 import { crashLoopProcedures } from "./gpuCareProcedures";
 import { viewDiagnosis, viewHostSummary, viewRightsOf, viewUnit } from "../roleViews";
 
@@ -74,7 +74,7 @@ function unitAction(action: UnitAction) {
 }
 
 /** Journals carry whatever a program printed: operators and admins, viewers only where the panel allows it. */
-const journalReader = signedInProcedure.use(({ ctx, next }) => {
+const journalReader = expensiveQueryProcedure.use(({ ctx, next }) => {
   const decision = ctx.services.auth.can(ctx.actor, "journal.view");
   if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
   return next();
@@ -109,7 +109,7 @@ export const unitsRouter = router({
   kill: unitAction("kill"),
   // units.crashLoop, units.stopLoop
   ...crashLoopProcedures,
-  diagnose: signedInProcedure
+  diagnose: expensiveQueryProcedure
     .input(hostUnitInput)
     .query(async ({ input: { host, ...input }, ctx }) =>
       viewDiagnosis(
@@ -117,7 +117,7 @@ export const unitsRouter = router({
         viewRightsOf(ctx.actor, ctx.services.auth),
       ),
     ),
-  timeline: signedInProcedure.input(hostTimelineInput).query(async ({ input: { host, ...input }, ctx }) => {
+  timeline: expensiveQueryProcedure.input(hostTimelineInput).query(async ({ input: { host, ...input }, ctx }) => {
     const t = await callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)));
     // who acted from which address is the audit log's (operators and admins), not everyone's timeline
     return { ...t, actions: t.actions.map((a) => ({ ...a, sourceAddr: null })) };
@@ -127,7 +127,8 @@ export const unitsRouter = router({
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
   followJournal: journalReader.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
     const link = hostLink(ctx.services, host);
-    const bound = sessionBoundStream(ctx, signal);
+    // re-checked when the caller's account changes: an operator made viewer loses the stream
+    const bound = sessionBoundStream(ctx, signal, (subject) => ctx.services.auth.can(subject, "journal.view"));
     try {
       const stream = agentStream<JournalEntry>(
         (h) => link.client.units.followJournal.subscribe(input, { ...h, ...asActor(ctx.actor) }),

@@ -9,7 +9,9 @@
  *   filter finds both). The detail says what
  *   changed; a password never reaches the audit log, an error message or a log line.
  * - A password reset and a disable end every session of that user (the store deletes them in the
- *   same transaction) and their open live streams (`streams.changed()`).
+ *   same transaction) and their open live streams (`streams.changed()`); a role or units change
+ *   makes their open streams re-check what they may still see (a journal stream of an operator
+ *   made viewer ends with FORBIDDEN), on every replica through the `sessions` panel event.
  * - No admin can disable or demote themself, or reset their own password here (the account page
  *   asks for the current one); the store refuses to disable or demote the last enabled admin.
  * - Demo mode has no users: every procedure answers BAD_REQUEST.
@@ -241,6 +243,8 @@ export const usersRouter = router({
       if (after.role !== before.role) changes.push(`role ${before.role}→${after.role}`);
       if (unitsText(after.unitPatterns) !== unitsText(before.unitPatterns))
         changes.push(`units ${unitsText(before.unitPatterns)}→${unitsText(after.unitPatterns)}`);
+      // their open live streams re-check what they may still see (other replicas: the `sessions` event)
+      if (changes.length) ctx.services.streams.changed({ userId: after.id, username: after.username });
       await record(ctx, "user.update", `user=${after.username} ${changes.length ? changes.join(" ") : "no change"}`);
       return view(ctx.services.auth, after);
     }),
