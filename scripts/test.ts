@@ -1,20 +1,26 @@
 /**
  * `npm test`: typecheck, lint, unit tests, real-systemd integration tests (as root), and the
- * browser e2e suite against the built app in demo mode. Runs every step, then reports.
- * `npm test -- --skip=e2e,systemd` skips steps (for quick local runs).
+ * browser e2e suite against the built app in demo mode. First checks (and as root on Debian,
+ * installs) what the steps need (scripts/testDeps.ts); runs every step, then reports each one's
+ * time and result. `npm test -- --skip=e2e,systemd` skips steps (for quick local runs);
+ * `npm test -- --deps-only` only checks and installs what the tests need (.ci/run).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { formatDuration } from "../server/contract/format";
+import { ensureDeps, machineProbes, runApt, type StepName } from "./testDeps";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const skip = new Set(
-  process.argv
-    .slice(2)
-    .filter((a) => a.startsWith("--skip="))
-    .flatMap((a) => a.slice(7).split(",")),
-);
+const args = process.argv.slice(2);
+const skip = new Set(args.filter((a) => a.startsWith("--skip=")).flatMap((a) => a.slice(7).split(",")));
+const depsOnly = args.includes("--deps-only");
+const unknown = args.filter((a) => !a.startsWith("--skip=") && a !== "--deps-only");
+if (unknown.length > 0) {
+  console.error(`npm test: unknown argument ${unknown.join(" ")}; it takes --skip=step,step and --deps-only`);
+  process.exit(2);
+}
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 
 // Each test step also writes a JSON report; the summary at the end names every failed test with
@@ -23,7 +29,7 @@ const reports = path.join(root, "test-results", "reports");
 const report = (step: string) => path.join(reports, `${step}.json`);
 const vitestJson = (step: string) => ["--reporter=default", "--reporter=json", `--outputFile.json=${report(step)}`];
 
-const steps: { name: string; cmd: string; args: string[]; env?: Record<string, string> }[] = [
+const steps: { name: StepName; cmd: string; args: string[]; env?: Record<string, string> }[] = [
   { name: "typecheck", cmd: bin("tsc"), args: ["--noEmit", "-p", "."] },
   // eslint, then the formatter's check (prettier --check): `npm run lint`
   { name: "lint", cmd: "npm", args: ["run", "--silent", "lint"] },
@@ -82,23 +88,48 @@ function failuresOf(step: string): string[] {
   return out;
 }
 
+const t0 = Date.now();
+const wanted = steps.filter((s) => !skip.has(s.name)).map((s) => s.name);
+const deps = ensureDeps(wanted, machineProbes(), runApt, (line) => console.log(line));
+if (!deps.ok) {
+  console.error(`\n${deps.message}`);
+  process.exit(1);
+}
+if (depsOnly) {
+  for (const [name, why] of deps.skipped) console.log(`the ${name} step will be skipped here: ${why}`);
+  console.log(`test dependencies: all there${deps.installed.length ? ` (installed ${deps.installed.join(", ")})` : ""}`);
+  process.exit(0);
+}
+
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
-const results: { name: string; ok: boolean; seconds: number }[] = [];
+type Result = { name: StepName; status: "passed" | "failed" | "skipped"; ms: number; why?: string };
+const results: Result[] = [];
 for (const step of steps) {
-  if (skip.has(step.name)) continue;
+  if (skip.has(step.name)) {
+    results.push({ name: step.name, status: "skipped", ms: 0, why: "left out with --skip" });
+    continue;
+  }
+  const why = deps.skipped.get(step.name);
+  if (why) {
+    console.log(`\n=== ${step.name}: skipped: ${why}`);
+    results.push({ name: step.name, status: "skipped", ms: 0, why });
+    continue;
+  }
   console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${step.args.join(" ")}`);
-  const t0 = Date.now();
+  const t = Date.now();
   const code = await run(step.cmd, step.args, step.env);
-  results.push({ name: step.name, ok: code === 0, seconds: Math.round((Date.now() - t0) / 1000) });
+  results.push({ name: step.name, status: code === 0 ? "passed" : "failed", ms: Date.now() - t });
 }
-const failures = results.filter((r) => !r.ok).flatMap((r) => failuresOf(r.name).map((f) => `${r.name}: ${f.trimStart()}`));
+const failures = results.filter((r) => r.status === "failed").flatMap((r) => failuresOf(r.name).map((f) => `${r.name}: ${f.trimStart()}`));
 if (failures.length > 0) {
   console.log("\n=== failures");
   for (const f of failures) console.log(f);
 }
 console.log("\n=== summary");
-for (const r of results) console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name} (${r.seconds} s)`);
-const failed = results.filter((r) => !r.ok).length;
-console.log(`steps: ${results.length - failed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+const MARK = { passed: "ok  ", failed: "FAIL", skipped: "skip" } as const;
+for (const r of results) console.log(`${MARK[r.status]} ${r.name}${r.status === "skipped" ? `: ${r.why}` : ` (${formatDuration(r.ms)})`}`);
+const count = (status: Result["status"]) => results.filter((r) => r.status === status).length;
+console.log(`steps: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} skipped`);
+console.log(`total: ${formatDuration(Date.now() - t0)}`);
+process.exit(count("failed") === 0 ? 0 : 1);

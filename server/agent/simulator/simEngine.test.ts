@@ -19,7 +19,11 @@ describe("the simulated engines", () => {
     await host.systemd.act(KIMI, "restart");
     await vi.waitFor(async () => expect(await get("/health")).toEqual({ kind: "refused", message: "connection refused" }), { timeout: 10_000, interval: 20 });
     await vi.waitFor(async () => expect((await get("/health")).kind).toBe("response"), { timeout: 20_000, interval: 50 });
-    const lines = (await host.systemd.journal(KIMI, 400)).map((e) => e.message);
+    // it listens at 99% of the load time and says "startup complete" at 100%: wait for that line
+    // too, or a busy machine reads the journal in between
+    const journal = async () => (await host.systemd.journal(KIMI, 400)).map((e) => e.message);
+    await vi.waitFor(async () => expect(await journal()).toContain("INFO:     Application startup complete."), { timeout: 10_000, interval: 50 });
+    const lines = await journal();
     const ids = lines.flatMap((m) => recognise("vllm", m).map((r) => r.id));
     expect(new Set(ids)).toEqual(
       new Set([
