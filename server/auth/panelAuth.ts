@@ -8,6 +8,7 @@
 import type { EventNotifier } from "../store/events";
 import { fixedStore, type StoreSource } from "../store/lazyStore";
 import { openStore } from "../store/database";
+import { ApiTokenStore } from "./apiTokens";
 import { AuditStore } from "./audit";
 import { can, DEFAULT_AUTHORIZATION_POLICY, type Action, type AuthorizationPolicy, type Decision, type Subject } from "./authorize";
 import { RecentActionGuard, type RecentActionGuardOptions } from "./guard";
@@ -26,6 +27,7 @@ import {
 import { AuthError, systemClock, type Clock, type Ms, type Principal, type User } from "./types";
 import { UserStore } from "./users";
 import { PASSWORD_MAX_LENGTH } from "./passwords";
+import { TokenRateLimiter } from "./tokenRateLimit";
 
 export interface PanelAuthOptions {
   clock?: Clock;
@@ -37,6 +39,8 @@ export interface PanelAuthOptions {
   authorization?: Partial<AuthorizationPolicy>;
   guard?: Omit<RecentActionGuardOptions, "clock">;
   setupTokenTtlMs?: Ms;
+  /** API token requests per token per minute (GPUDECK_TOKEN_REQUESTS_PER_MINUTE). Default 600. */
+  tokenRequestsPerMinute?: number;
 }
 
 /** Where a request came from, for sessions and the audit log. */
@@ -84,6 +88,8 @@ export class PanelAuth {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
+  readonly tokens: ApiTokenStore;
+  readonly tokenLimiter: TokenRateLimiter;
   readonly limiter: LoginRateLimiter;
   readonly guard: RecentActionGuard;
   readonly proxy: ProxyAuthenticator;
@@ -97,6 +103,8 @@ export class PanelAuth {
     this.users = new UserStore(store, { clock, events, setupTokenTtlMs: options.setupTokenTtlMs });
     this.sessions = new SessionStore(store, { clock, events, policy: options.sessions });
     this.audit = new AuditStore(store, { clock, events });
+    this.tokens = new ApiTokenStore(store, { clock, events });
+    this.tokenLimiter = new TokenRateLimiter(store, options.tokenRequestsPerMinute);
     this.limiter = new LoginRateLimiter(store, { limits: options.rateLimits });
     // the database's clock unless one is injected (every replica then uses one clock)
     this.guard = new RecentActionGuard(store, { ...options.guard, clock: options.clock });

@@ -195,12 +195,22 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
     if (services.demo) return true;
     // a stream staying open is not the person doing something: it must not renew the idle timeout
     if (req.sessionId) return (await services.auth.sessions.validateSession(req.sessionId, { touch: false })).ok;
+    if (req.principal?.token) return services.auth.tokens.stillValid(req.principal.token.id);
     if (req.principal?.via === "proxy") return !((await services.auth.users.getUser(req.principal.username))?.disabled ?? false);
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
   // streams are capped per session (a proxy identity counts as one) and per panel; demo mode shares one identity
-  const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
+  const token = req.principal?.token;
+  const owner = services.demo
+    ? null
+    : req.sessionId
+      ? `session:${req.sessionId}`
+      : token
+        ? `token:${token.id}`
+        : req.principal
+          ? `user:${req.principal.username}`
+          : null;
   let bound: ReturnType<SessionStreams["bind"]>;
   try {
     const user = req.principal ? { userId: req.principal.userId, username: req.principal.username } : null;
@@ -210,13 +220,19 @@ export function sessionBoundStream(ctx: { panelRequest: PanelRequest; services: 
     if (err instanceof StreamLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: err.message });
     throw err;
   }
+  // a token's stream re-checks when the token expires (it ends then)
+  const check = () => services.streams.changed({ userId: req.principal?.userId ?? null, username: req.principal?.username ?? null });
+  const expiry = token ? setTimeout(check, Math.min(2 ** 31 - 1, Math.max(0, token.expiresAt - Date.now()) + 50)) : undefined;
+  expiry?.unref?.();
   return {
     signal: bound.signal,
     throwIfEnded() {
-      if (bound.ended()) throw new TRPCError({ code: "UNAUTHORIZED", message: "Your session has ended; sign in again." });
+      if (bound.ended())
+        throw new TRPCError({ code: "UNAUTHORIZED", message: token ? "This API token was revoked or expired." : "Your session has ended; sign in again." });
       if (services.shutdown.aborted) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "panel is restarting" });
     },
     dispose() {
+      clearTimeout(expiry);
       bound.dispose();
       base.dispose();
     },
