@@ -161,7 +161,7 @@ async function actionCommand(client: PanelClient, o: ActionOptions, io: RemoteIo
     // the stream's first event is the unit as it is: the state before the action
     let first: Awaited<ReturnType<typeof queue.next>> = null;
     while (first === null || ("event" in first && first.event.kind !== "host-snapshot")) {
-      first = await queue.next(Math.max(1, Math.min(15_000, deadline - Date.now())));
+      first = await queue.next(15_000);
       if (first === null) throw new Exit(EXIT.failed, `the panel's event stream for ${host} did not start within 15 s`);
       if ("error" in first) throw first.error;
     }
