@@ -30,7 +30,11 @@ function gpudeck(args: string[], env: Record<string, string> = {}): Promise<Run>
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", GPUDECK_URL: url, GPUDECK_TOKEN: token, ...env }, timeout: 60_000 },
+      {
+        env: { NODE_ENV: "test", PATH: process.env.PATH ?? "", HOME: "/nonexistent", GPUDECK_URL: url, GPUDECK_TOKEN: token, ...env },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
