@@ -5,6 +5,7 @@
  *   gpudeck panel  [--config FILE]                 the web UI (server/panel/serve.ts, prebuilt .next)
  *   gpudeck doctor [--config FILE] [--agent|--panel]  checks this machine's setup
  *   gpudeck user   [--config FILE] add|passwd|disable|enable|set|list|setup-token …
+ *   gpudeck units|restart|start|stop|logs …     drive a panel over its API with a token (server/cli/)
  * --config FILE (or GPUDECK_CONFIG) names the config file; without either, /etc/gpudeck/gpudeck.toml
  * is read when it exists (GPUDECK_CONFIG= set empty reads none). `gpudeck user` as root on a host
  * whose panel runs as the unit's dynamic user runs as that user (systemd-run), so the database
@@ -30,12 +31,21 @@ const ENTRIES = {
   doctor: "scripts/doctor.ts",
   user: "scripts/user.ts",
 };
-const USAGE = `usage: gpudeck agent|panel|doctor|user [--config FILE] [arguments]
+/** Commands for a panel's API (GPUDECK_URL, GPUDECK_TOKEN): server/cli/main.ts takes the command too. */
+const REMOTE = new Set(["units", "restart", "start", "stop", "logs"]);
+const REMOTE_ENTRY = "server/cli/main.ts";
+const USAGE = `usage: gpudeck <command> [arguments]
+on the panel and GPU hosts (--config FILE: the config file; default $GPUDECK_CONFIG, else ${DEFAULT_CONFIG} when it exists):
   agent   run this GPU host's agent (flags and variables: README, "Configuration")
   panel   run the web UI
   doctor  check this machine's setup and say how to fix what is wrong (--agent, --panel)
   user    manage panel users: add | passwd | disable | enable | set | list | setup-token
-  --config FILE  the config file (default: $GPUDECK_CONFIG, else ${DEFAULT_CONFIG} when it exists)
+anywhere, with GPUDECK_URL and an API token (GPUDECK_TOKEN or ~/.config/gpudeck/token):
+  units [HOST]                                   units with state and readiness
+  restart|start HOST:UNIT --reason TEXT [--when-gpus-free] [--wait serving|running] [--timeout 20m]
+  stop HOST:UNIT --reason TEXT [--timeout 20m]   and follow until reached (exit 0/1/3, 4 refused)
+  logs HOST:UNIT [-f] [--since 10m]
+  gpudeck restart --help: the manual of these
   --version`;
 
 function fail(message, code = 2) {
@@ -114,10 +124,11 @@ if (!command || command === "help" || command === "--help" || command === "-h") 
   process.stdout.write(`${USAGE}\n`);
   process.exit(command ? 0 : 2);
 }
-const entry = ENTRIES[command];
+const remote = REMOTE.has(command);
+const entry = remote ? REMOTE_ENTRY : ENTRIES[command];
 if (!entry) fail(`unknown command "${command}"\n${USAGE}`);
 
-const { config, rest } = takeConfig(args);
+const { config, rest } = remote ? { config: undefined, rest: [command, ...args] } : takeConfig(args);
 const env = { ...process.env };
 if (config !== undefined) env.GPUDECK_CONFIG = path.resolve(config);
 else if (env.GPUDECK_CONFIG === undefined && existsSync(DEFAULT_CONFIG)) env.GPUDECK_CONFIG = DEFAULT_CONFIG;

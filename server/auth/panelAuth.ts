@@ -8,6 +8,7 @@
 import type { EventNotifier } from "../store/events";
 import { fixedStore, type StoreSource } from "../store/lazyStore";
 import { openStore } from "../store/database";
+import { ApiTokenStore } from "./apiTokens";
 import { AuditStore } from "./audit";
 import { can, DEFAULT_AUTHORIZATION_POLICY, type Action, type AuthorizationPolicy, type Decision, type Subject } from "./authorize";
 import { RecentActionGuard, type RecentActionGuardOptions } from "./guard";
@@ -26,6 +27,7 @@ import {
 import { AuthError, systemClock, type Clock, type Ms, type Principal, type User } from "./types";
 import { UserStore } from "./users";
 import { PASSWORD_MAX_LENGTH } from "./passwords";
+import { TokenRateLimiter } from "./tokenRateLimit";
 
 export interface PanelAuthOptions {
   clock?: Clock;
@@ -43,6 +45,8 @@ export interface PanelAuthOptions {
    * they cannot flood the audit log. Default: straight into the audit log.
    */
   refusals?: RefusalSink;
+  /** API token requests per token per minute (GPUDECK_TOKEN_REQUESTS_PER_MINUTE). Default 600. */
+  tokenRequestsPerMinute?: number;
 }
 
 /** A refusal of someone not signed in, for the audit log (through a cap). */
@@ -99,6 +103,8 @@ export class PanelAuth {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
+  readonly tokens: ApiTokenStore;
+  readonly tokenLimiter: TokenRateLimiter;
   readonly limiter: LoginRateLimiter;
   readonly guard: RecentActionGuard;
   readonly proxy: ProxyAuthenticator;
@@ -127,6 +133,8 @@ export class PanelAuth {
     this.users = new UserStore(store, { clock, events, setupTokenTtlMs: options.setupTokenTtlMs });
     this.sessions = new SessionStore(store, { clock, events, policy: options.sessions });
     this.audit = new AuditStore(store, { clock, events });
+    this.tokens = new ApiTokenStore(store, { clock, events });
+    this.tokenLimiter = new TokenRateLimiter(store, options.tokenRequestsPerMinute);
     this.limiter = new LoginRateLimiter(store, { limits: options.rateLimits });
     // the database's clock unless one is injected (every replica then uses one clock)
     this.guard = new RecentActionGuard(store, { ...options.guard, clock: options.clock });

@@ -72,6 +72,24 @@ export function addressBucket(address: string | null | undefined): string {
     .join(":")}::/64`;
 }
 
+/**
+ * A rate-limiter-flexible limiter counting in the panel database (table `login_limits`, keys under
+ * `prefix`), so every replica counts together. On SQLite, call it inside `runLimiter()`.
+ */
+export function sharedLimiter(store: Store, prefix: string, limit: WindowLimit): RateLimiterAbstract {
+  // the table is the migration's; expired rows are pruned with the panel's housekeeping
+  const common = { tableName: LOGIN_LIMITS_TABLE, tableCreated: true, clearExpiredByTimeout: false, keyPrefix: prefix };
+  const window = { points: limit.max, duration: limit.windowMs / 1000 };
+  if (store.pgPool) return new RateLimiterPostgres({ ...common, ...window, storeClient: store.pgPool, storeType: "pool" });
+  // used only inside runLimiter(), while Kysely's connection is held
+  return new RateLimiterSQLite({ ...common, ...window, storeClient: store.sqliteHandle, storeType: "better-sqlite3" });
+}
+
+/** Run a limiter call; on SQLite while the handle is lent (no Kysely transaction open meanwhile). */
+export function runLimiter<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+  return store.withSqliteHandle ? store.withSqliteHandle(fn) : fn();
+}
+
 interface Bucket {
   scope: RateLimitScope;
   limiter: RateLimiterAbstract;
@@ -100,14 +118,7 @@ export class LoginRateLimiter {
   private async open(): Promise<Limiters> {
     const store = await this.source.get();
     if (this.limiters?.store === store) return this.limiters;
-    const make = (prefix: string, limit: WindowLimit): RateLimiterAbstract => {
-      // the table is the migration's; expired rows are pruned with the panel's housekeeping
-      const common = { tableName: LOGIN_LIMITS_TABLE, tableCreated: true, clearExpiredByTimeout: false, keyPrefix: prefix };
-      const window = { points: limit.max, duration: limit.windowMs / 1000 };
-      if (store.pgPool) return new RateLimiterPostgres({ ...common, ...window, storeClient: store.pgPool, storeType: "pool" });
-      // used only inside run(), while Kysely's connection is held
-      return new RateLimiterSQLite({ ...common, ...window, storeClient: store.sqliteHandle, storeType: "better-sqlite3" });
-    };
+    const make = (prefix: string, limit: WindowLimit) => sharedLimiter(store, prefix, limit);
     const limiters: Limiters = {
       store,
       userAddress: make("login-ua", this.limits.perUserAndAddress),
@@ -118,9 +129,8 @@ export class LoginRateLimiter {
     return limiters;
   }
 
-  /** Run a limiter call; on SQLite while the handle is lent (no Kysely transaction open meanwhile). */
   private run<T>(store: Store, fn: () => Promise<T>): Promise<T> {
-    return store.withSqliteHandle ? store.withSqliteHandle(fn) : fn();
+    return runLimiter(store, fn);
   }
 
   /**

@@ -34,7 +34,9 @@ export interface Principal {
   username: string;
   role: Role;
   unitPatterns: readonly string[];
-  via: "session" | "proxy";
+  via: "session" | "proxy" | "token";
+  /** via "token": the API token acting (its owner is `userId`/`username`) */
+  token?: { id: number; name: string; kind: "personal" | "service"; expiresAt: Ms };
 }
 
 export type AuthErrorCode =
@@ -48,7 +50,8 @@ export type AuthErrorCode =
   | "wrong-password"
   | "invalid-setup-token"
   | "admin-exists"
-  | "schema-too-new";
+  | "schema-too-new"
+  | "invalid-token";
 
 /** Thrown by store mutations (user management, setup). `message` is safe to show to the caller. */
 export class AuthError extends Error {

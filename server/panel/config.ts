@@ -18,6 +18,7 @@
  *   GPUDECK_VIEWER_JOURNAL=1      viewers may read units' journals (default: operators and admins)
  *   GPUDECK_STREAMS_PER_SESSION (default 16), GPUDECK_STREAMS_MAX (default 2000): live streams at most
  *   per session and for the whole panel
+ *   GPUDECK_TOKEN_REQUESTS_PER_MINUTE (default 600): API requests per token per minute, all replicas together
  *   Trusted reverse proxy (off unless GPUDECK_PROXY_AUTH_HEADER is set):
  *   GPUDECK_PROXY_AUTH_HEADER (e.g. x-forwarded-user), GPUDECK_TRUSTED_PROXIES (addresses/CIDRs; also
  *   without the header: clients' addresses are then read from X-Forwarded-For sent by those),
@@ -66,6 +67,8 @@ export interface PanelConfig {
   /** Live streams (SSE) at most per session, and for the whole panel. */
   streamsPerSession: number;
   streamsMax: number;
+  /** API requests per token per minute (GPUDECK_TOKEN_REQUESTS_PER_MINUTE) */
+  tokenRequestsPerMinute: number;
   proxy: ProxyAuthConfig;
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
@@ -225,6 +228,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     viewerJournal: /^(1|true|yes)$/i.test(env.GPUDECK_VIEWER_JOURNAL ?? ""),
     streamsPerSession: positive(env, "GPUDECK_STREAMS_PER_SESSION", 16, 1),
     streamsMax: positive(env, "GPUDECK_STREAMS_MAX", 2_000, 1),
+    tokenRequestsPerMinute: positive(env, "GPUDECK_TOKEN_REQUESTS_PER_MINUTE", 600, 1),
     proxy: {
       enabled: proxyHeader !== null,
       header: proxyHeader ?? "x-forwarded-user",

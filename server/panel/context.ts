@@ -18,7 +18,9 @@
  * every procedure that needs a caller answers SERVICE_UNAVAILABLE with that sentence.
  */
 import { isIP } from "node:net";
+import { tokenActorName } from "../auth/apiTokens";
 import { clearSessionCookie } from "../auth/sessions";
+import { bearerSecret } from "./bearer";
 import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import { clientAddressResolver } from "./clientAddress";
 import type { Principal } from "../auth/types";
@@ -49,8 +51,10 @@ export function clientAddress(headers: Headers, config: Pick<PanelConfig, "proxy
 
 export const DEMO_ACTOR: Readonly<Actor> = Object.freeze({ user: "demo", role: "admin", unitPatterns: [] });
 
+/** The actor of a principal; an API token acts as "owner (token name)". */
 export function actorOf(principal: Principal, sourceAddr: string | null): Actor {
-  return { user: principal.username, role: principal.role, unitPatterns: [...principal.unitPatterns], sourceAddr: sourceAddr ?? undefined };
+  const user = principal.token ? tokenActorName(principal.username, principal.token.name) : principal.username;
+  return { user, role: principal.role, unitPatterns: [...principal.unitPatterns], sourceAddr: sourceAddr ?? undefined };
 }
 
 /** What a request's context is built from. */
@@ -83,16 +87,20 @@ export async function createPanelContext(req: Request, { config, services }: Con
     panelRequest: { ...base, principal: null, sessionId: null, authRefusal, unavailable },
     services,
   });
-  let who: Awaited<ReturnType<typeof services.auth.authenticate>>;
+  let who: Awaited<ReturnType<typeof services.auth.authenticate>> | Awaited<ReturnType<typeof services.auth.tokens.authenticate>>;
+  const secret = bearerSecret(req.headers);
   try {
-    who = await services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure, touch: req.method === "POST" });
+    who =
+      secret !== undefined
+        ? await services.auth.tokens.authenticate(secret)
+        : await services.auth.authenticate({ remoteAddress: peer, headers: req.headers, secure: base.secure, touch: req.method === "POST" });
   } catch (err) {
     if (!isDatabaseUnreachable(err)) throw err;
     const sentence = unavailableSentence(services.store.dialect, err);
     return signedOut(sentence, sentence);
   }
   if (!who.ok) {
-    if (who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
+    if ("clearCookie" in who && who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
     return signedOut(who.message);
   }
   return {
@@ -101,7 +109,7 @@ export async function createPanelContext(req: Request, { config, services }: Con
     panelRequest: {
       ...base,
       principal: who.principal,
-      sessionId: who.via === "session" ? who.sessionId : null,
+      sessionId: "via" in who && who.via === "session" ? who.sessionId : null,
       authRefusal: null,
       unavailable: null,
     },

@@ -12,6 +12,7 @@ import type { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { Actor } from "../contract/actors";
 import type { PanelConfig } from "./config";
+import { bearerRefusal, bearerSecret } from "./bearer";
 import { actorOf, clientAddress, createPanelContext, DEMO_ACTOR, peerAddress } from "./context";
 import { eventStreamResponse } from "./eventStream";
 import { auditActionForPath } from "./refusals";
@@ -51,7 +52,7 @@ function procedurePaths(url: URL): string[] {
 }
 
 /** A refusal shaped like tRPC's own errors, so the browser client shows the message. */
-function refusalResponse(url: URL, refusal: Refusal): Response {
+function refusalResponse(url: URL, refusal: Refusal & { retryAfterS?: number }): Response {
   const paths = procedurePaths(url);
   const error = (path: string) => ({
     error: {
@@ -61,7 +62,8 @@ function refusalResponse(url: URL, refusal: Refusal): Response {
     },
   });
   const body = url.searchParams.get("batch") === "1" ? paths.map(error) : error(paths[0] ?? "");
-  return Response.json(body, { status: refusal.status, headers: { "Cache-Control": "no-store" } });
+  const retry: Record<string, string> = refusal.retryAfterS === undefined ? {} : { "Retry-After": String(refusal.retryAfterS) };
+  return Response.json(body, { status: refusal.status, headers: { "Cache-Control": "no-store", ...retry } });
 }
 
 /** The unit a GET request names in its (first) input, for the audit row of a refusal. */
@@ -81,6 +83,11 @@ function unitFromQuery(url: URL): string | null {
 /** Whoever the request's session (or demo mode) says is asking, if anyone; for refusal records. */
 export async function requestActor(req: Request, { config, services }: PanelEndpoint, touch = false): Promise<Actor | null> {
   if (config.demo) return DEMO_ACTOR;
+  const secret = bearerSecret(req.headers);
+  if (secret !== undefined) {
+    const token = await services.auth.tokens.authenticate(secret, { touch: false });
+    return token.ok ? actorOf(token.principal, clientAddress(req.headers, config)) : null;
+  }
   const who = await services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies, touch });
   return who.ok ? actorOf(who.principal, clientAddress(req.headers, config)) : null;
 }
@@ -127,6 +134,12 @@ export async function handlePanelRequest(req: Request, endpoint: PanelEndpoint):
     };
     await auditRefusal(req, endpoint, url, refusal);
     return refusalResponse(url, refusal);
+  }
+  const bearer = await bearerRefusal(req, endpoint.services);
+  if (bearer) {
+    // a flood of requests over the limit is not written row by row
+    if (bearer.code !== "TOO_MANY_REQUESTS") await auditRefusal(req, endpoint, url, bearer);
+    return refusalResponse(url, bearer);
   }
   // a subscription (one, not batched): tRPC runs it, ./eventStream.ts writes its SSE frames
   const paths = procedurePaths(url);

@@ -109,6 +109,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     // A second restart or stop of a unit within the window needs confirmation (two people
     // answering the same alert). Kill is left out: restart right after a kill is the recovery.
     guard: { windowMs: config.actionGuardMs, actions: ["restart", "stop"] },
+    tokenRequestsPerMinute: config.tokenRequestsPerMinute,
     ...options.auth,
   });
   const proxyWarning = proxyTrustWarning(config.proxy);

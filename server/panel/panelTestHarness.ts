@@ -239,3 +239,8 @@ export async function hostConnected(panel: Panel, host = HOST, timeoutMs = 10_00
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Headers of a script's call with an API token: no cookie, no Origin, no Sec-Fetch-Site. */
+export function bearerHeaders(token: string): Record<string, string | null> {
+  return { authorization: `Bearer ${token}`, origin: null, "sec-fetch-site": null, "user-agent": "gpudeck-cli" };
+}

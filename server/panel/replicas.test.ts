@@ -11,12 +11,22 @@ import { testDatabasesForFile } from "../store/testing/databases";
 import {
   addUser,
   call,
+  });
+
+  bearerHeaders,
+  call,
+  decodeSse,
   HOST,
   hostConnected,
   login,
   openEventStream,
   openStream,
   PASSWORD,
+  });
+
+  panelRequest,
+  PASSWORD,
+  readSse,
   startTestAgent,
   startTestPanel,
   type TestPanel,
@@ -108,6 +118,24 @@ describe.skipIf(!dbs.dialects.includes("postgres"))("two replicas on one Postgre
     // and a new one is refused outright
     const again = await openStream(b.panel, "units.followJournal", onB, { host: HOST, name: EMBED });
     expect(await again.until(/event: serialized-error\ndata: [^\n]*\n/, 2000)).toMatch(/viewers cannot read journals/);
+  });
+
+  it("an API token revoked on one is refused by the other at once, and its open stream there ends within 2 s", async () => {
+    const admin = await login(a.panel, "ada", PASSWORD, { "x-gpudeck-peer": "10.6.6.6" });
+    const made = await call(a.panel, "tokens.create", { input: { name: "ci", role: "operator", units: ["vllm-*"], expiresInDays: 7 }, cookie: admin });
+    expect(made.status, made.text).toBe(200);
+    const { id, token } = made.json!.result!.data as { id: number; token: string };
+    expect((await call(b.panel, "units.list", { method: "GET", headers: bearerHeaders(token) })).status).toBe(200);
+    const res = await b.panel.handle(panelRequest("events.watch", { sse: true, input: { watch: "host", host: HOST }, headers: bearerHeaders(token) }));
+    expect(res.status).toBe(200);
+    const reading = readSse(res, (text) => /event: serialized-error/.test(text), 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    expect((await call(a.panel, "tokens.revoke", { input: { id }, cookie: admin })).status).toBe(200);
+    const refused = await call(b.panel, "units.list", { method: "GET", headers: bearerHeaders(token) });
+    expect(refused.status).toBe(401);
+    expect(decodeSse(await reading)).toMatch(/revoked or expired/);
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it("a host added on one is watched by the other, and removed from both", async () => {

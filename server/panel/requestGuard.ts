@@ -25,7 +25,12 @@ export interface GuardPolicy {
 
 export type GuardResult =
   | { ok: true }
-  | { ok: false; status: number; code: "FORBIDDEN" | "METHOD_NOT_SUPPORTED" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "BAD_REQUEST"; message: string };
+  | {
+      ok: false;
+      status: number;
+      code: "FORBIDDEN" | "METHOD_NOT_SUPPORTED" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "BAD_REQUEST" | "UNAUTHORIZED" | "TOO_MANY_REQUESTS";
+      message: string;
+    };
 
 /** `example.com:3000` → `example.com`; `[::1]:3000` → `::1`; null when unparsable. */
 export function hostName(hostHeader: string | null): string | null {

@@ -19,6 +19,7 @@ import { operationsRouter } from "./routers/operationsRouter";
 import { sessionRouter } from "./routers/sessionRouter";
 import { statusPageRouter } from "./routers/statusPageRouter";
 import { setupRouter } from "./routers/setupRouter";
+import { tokensRouter } from "./routers/tokensRouter";
 import { unitsRouter } from "./routers/unitsRouter";
 import { usersRouter } from "./routers/usersRouter";
 
@@ -36,6 +37,7 @@ export const panelRouter = router({
   operations: operationsRouter,
   alerts: alertsRouter,
   statusPage: statusPageRouter,
+  tokens: tokensRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

@@ -224,6 +224,7 @@ export function sessionBoundStream(
       const check = await services.auth.sessions.validateSession(req.sessionId, { touch: false });
       return check.ok && allowed(check.user);
     }
+    if (req.principal?.token) return services.auth.tokens.stillValid(req.principal.token.id);
     if (req.principal?.via === "proxy") {
       const user = await services.auth.users.getUser(req.principal.username);
       return !(user?.disabled ?? false) && allowed(user ?? req.principal);
@@ -231,8 +232,17 @@ export function sessionBoundStream(
     return false;
   };
   const base = linkSignals(signal, services.shutdown);
-  // streams are capped per session (a proxy identity counts as one), per user and per panel; demo mode shares one identity
-  const owner = services.demo ? null : req.sessionId ? `session:${req.sessionId}` : req.principal ? `user:${req.principal.username}` : null;
+  // streams are capped per session (a proxy identity counts as one), per token, per user and per panel; demo mode shares one identity
+  const token = req.principal?.token;
+  const owner = services.demo
+    ? null
+    : req.sessionId
+      ? `session:${req.sessionId}`
+      : token
+        ? `token:${token.id}`
+        : req.principal
+          ? `user:${req.principal.username}`
+          : null;
   let bound: ReturnType<SessionStreams["bind"]>;
   try {
     const user = req.principal && !services.demo ? { userId: req.principal.userId, username: req.principal.username } : null;
@@ -242,16 +252,22 @@ export function sessionBoundStream(
     if (err instanceof StreamLimitError) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: err.message });
     throw err;
   }
+  // a token's stream re-checks when the token expires (it ends then)
+  const check = () => services.streams.changed({ userId: req.principal?.userId ?? null, username: req.principal?.username ?? null });
+  const expiry = token ? setTimeout(check, Math.min(2 ** 31 - 1, Math.max(0, token.expiresAt - Date.now()) + 50)) : undefined;
+  expiry?.unref?.();
   return {
     signal: bound.signal,
     throwIfEnded() {
       if (bound.ended() && forbidden !== null) {
         throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed any more: ${forbidden as string} (your account was changed); this stream has ended.` });
       }
-      if (bound.ended()) throw new TRPCError({ code: "UNAUTHORIZED", message: "Your session has ended; sign in again." });
+      if (bound.ended())
+        throw new TRPCError({ code: "UNAUTHORIZED", message: token ? "This API token was revoked or expired." : "Your session has ended; sign in again." });
       if (services.shutdown.aborted) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "panel is restarting" });
     },
     dispose() {
+      clearTimeout(expiry);
       bound.dispose();
       base.dispose();
     },

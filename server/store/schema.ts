@@ -95,6 +95,22 @@ export interface AuditOnceTable {
   at: Ms;
 }
 
+/** API tokens (migration 005): only the secret's SHA-256 is stored. */
+export interface ApiTokensTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  kind: "personal" | "service";
+  role: "viewer" | "operator" | "admin";
+  /** JSON list of unit patterns (operator tokens) */
+  units: ColumnType<string, string | undefined, string>;
+  token_hash: string;
+  created_at: Ms;
+  expires_at: Ms;
+  last_used_at: Ms | null;
+  revoked_at: Ms | null;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -105,4 +121,5 @@ export interface PanelSchema extends AlertTables {
   action_guard: ActionGuardTable;
   login_limits: LoginLimitsTable;
   audit_once: AuditOnceTable;
+  api_tokens: ApiTokensTable;
 }
