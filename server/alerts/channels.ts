@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { addChannelInput, type AddChannelInput, type ChannelType, type ChannelView, type UpdateChannelInput } from "../contract/alerts";
+import { sameOrigin, secretMustFollowText } from "../contract/origin";
 import type { PanelSchema } from "../store/schema";
 
 /** A channel with its secrets, server-side only. */
@@ -194,6 +195,13 @@ export class ChannelStore {
     }
     const wrong = (["token", "from", "to", "username", "password"] as const).filter((k) => change[k] !== undefined && !fieldsOf(before.type).includes(k));
     if (wrong.length) throw new ChannelConfigError(`A ${before.type} channel has no ${wrong.join(", ")}.`);
+    // a kept token or password goes wherever the url points: a new origin needs it again
+    if (change.url !== undefined && !sameOrigin(before.url, change.url)) {
+      if (before.type === "ntfy" && before.token !== null && change.token === undefined)
+        throw new ChannelConfigError(secretMustFollowText("ntfy token", "token, or token: null to send none", before.url, change.url));
+      if (before.type === "email" && before.password !== null && change.password === undefined)
+        throw new ChannelConfigError(secretMustFollowText("SMTP password", "password, or password: null to sign in with none", before.url, change.url));
+    }
     const merged = {
       type: before.type,
       name: change.name ?? before.name,

@@ -1,6 +1,7 @@
 /**
  * Email over SMTP with nodemailer: `smtp://host:587` uses STARTTLS when the server offers it,
- * `smtps://host:465` is TLS from the first byte. One connection per message (alerts are rare;
+ * and requires it when the channel signs in (a password never crosses the network in plain text:
+ * a server that offers no STARTTLS is refused), `smtps://host:465` is TLS from the first byte. One connection per message (alerts are rare;
  * nothing is kept open to a mail server), bounded by timeouts and the caller's signal.
  */
 import nodemailer from "nodemailer";
@@ -16,6 +17,7 @@ export async function sendEmail(channel: Channel, mail: { subject: string; text:
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
+    requireTLS: Boolean(channel.username),
     auth: channel.username ? { user: channel.username, pass: channel.password ?? "" } : undefined,
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,
@@ -30,7 +32,12 @@ export async function sendEmail(channel: Channel, mail: { subject: string; text:
   } catch (err) {
     const e = err as Error & { responseCode?: number; code?: string };
     // nodemailer's messages carry the server's reply, never the password
-    const why = e.responseCode ? `the mail server answered ${e.responseCode}: ${e.message}` : `${e.code ? `${e.code}: ` : ""}${e.message}`;
+    const why =
+      /STARTTLS/i.test(e.message) && channel.username
+        ? "the mail server offers no STARTTLS; a channel that signs in needs TLS (use smtps:// or a server that offers STARTTLS)"
+        : e.responseCode
+          ? `the mail server answered ${e.responseCode}: ${e.message}`
+          : `${e.code ? `${e.code}: ` : ""}${e.message}`;
     throw new DeliveryError(redactUrls(signal.aborted ? "stopped: the panel is shutting down" : why));
   } finally {
     signal.removeEventListener("abort", abort);

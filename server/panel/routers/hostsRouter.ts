@@ -7,6 +7,7 @@
 import { TRPCError } from "@trpc/server";
 import { can } from "../../auth/authorize";
 import type { Actor } from "../../contract/actors";
+import { sameOrigin, secretMustFollowText } from "../../contract/origin";
 import { addHostInput, hostInput, removeHostInput, updateHostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
 import { tokenHint } from "../fleet/hostStore";
@@ -93,6 +94,10 @@ export const hostsRouter = router({
     .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       editable(services, input.name);
+      const before = hostLink(services, input.name).config;
+      // the agent token goes wherever the url points: a new origin needs the token again
+      if (input.url !== undefined && input.token === undefined && !sameOrigin(before.url, input.url))
+        throw new TRPCError({ code: "BAD_REQUEST", message: secretMustFollowText("agent token", "token", before.url, input.url) });
       const stored = await services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token });
       if (!stored) throw new TRPCError({ code: "NOT_FOUND", message: `There is no host named ${input.name} on the Hosts page.` });
       const link = services.fleet.put(stored);
