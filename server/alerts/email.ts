@@ -4,7 +4,9 @@
  * a server that offers no STARTTLS is refused), `smtps://host:465` is TLS from the first byte. One connection per message (alerts are rare;
  * nothing is kept open to a mail server), bounded by timeouts and the caller's signal.
  */
+import net from "node:net";
 import nodemailer from "nodemailer";
+import { guardedAddress } from "../egress/guard";
 import type { Channel } from "./channels";
 import { DeliveryError, redactUrls } from "./deliveryError";
 
@@ -13,8 +15,17 @@ export const SMTP_TIMEOUT_MS = 15_000;
 export async function sendEmail(channel: Channel, mail: { subject: string; text: string }, signal: AbortSignal): Promise<void> {
   const url = new URL(channel.url);
   const secure = url.protocol === "smtps:";
+  const name = url.hostname.replace(/^\[|\]$/g, "");
+  let address: string;
+  try {
+    // the egress guard, after DNS: nodemailer connects to this address; TLS still checks the name
+    address = await guardedAddress(name);
+  } catch (err) {
+    throw new DeliveryError(redactUrls(`${(err as NodeJS.ErrnoException).code ?? "lookup"}: ${(err as Error).message}`));
+  }
   const transport = nodemailer.createTransport({
-    host: url.hostname.replace(/^\[|\]$/g, ""),
+    host: address,
+    tls: { servername: net.isIP(name) ? undefined : name },
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
     requireTLS: Boolean(channel.username),

@@ -119,6 +119,11 @@ describe("senders against real receivers", () => {
       receiver.status = 200;
       receiver.answer = null;
     }
+    // the egress guard: the metadata address is refused when sending too, naming why
+    await expect(sendTo(channel({ url: "http://169.254.169.254/latest/meta-data/" }), payload, never)).rejects.toThrow(/a link-local address/);
+    await expect(sendTo(channel({ type: "email", url: "smtp://169.254.169.254:25", from: "a@b.co", to: ["c@d.co"] }), payload, never)).rejects.toThrow(
+      /a link-local address/,
+    );
     const err = await sendTo(channel({ url: "http://127.0.0.1:1/hook/SECRET-TOKEN" }), payload, never).catch((e: Error) => e);
     expect((err as Error).message).not.toContain("SECRET-TOKEN");
   });

@@ -6,6 +6,7 @@
  * store and show: it never holds the channel's URL, token or password.
  */
 import type { AlertWebhookPayload } from "../contract/alerts";
+import { guardedFetch } from "../egress/guard";
 import type { Channel } from "./channels";
 import { DeliveryError, redactUrls } from "./deliveryError";
 import { sendEmail } from "./email";
@@ -27,7 +28,8 @@ function transportError(err: unknown, timeoutMs: number): DeliveryError {
 async function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs = SEND_TIMEOUT_MS): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(url, {
+    // through the egress guard: no link-local or metadata address, after DNS too (GPUDECK_EGRESS_ALLOW)
+    res = await guardedFetch(url, {
       method: "POST",
       body,
       headers: { "user-agent": "gpudeck-alerts", ...headers },

@@ -35,6 +35,7 @@ import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
 import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
+import { EgressConfigError, egressPolicyFromEnv, type EgressPolicy } from "../egress/guard";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
 export interface PanelConfig {
@@ -64,6 +65,8 @@ export interface PanelConfig {
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
   statusToken: string | null;
+  /** Where the panel may connect (GPUDECK_EGRESS_ALLOW; never link-local or metadata addresses): ../egress/guard.ts */
+  egress: EgressPolicy;
 }
 
 export class PanelConfigError extends Error {}
@@ -207,5 +210,15 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     },
     alerts: alertsConfig(env),
     statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
+    egress: egressPolicyOf(env),
   };
+}
+
+function egressPolicyOf(env: Readonly<Record<string, string | undefined>>): EgressPolicy {
+  try {
+    return egressPolicyFromEnv(env);
+  } catch (err) {
+    if (err instanceof EgressConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
 }

@@ -94,3 +94,36 @@ describe("a stored secret does not follow a changed URL", () => {
     expect((await mutate("alerts.channels.update", { id: ch.id, url: "smtp://mail.attacker.example:587", password: "another-pass-123" })).status).toBe(200);
   });
 });
+
+describe("requests to link-local and cloud metadata addresses", () => {
+  const cases: [string, string, unknown, RegExp][] = [
+    [
+      "an agent on the metadata address",
+      "hosts.add",
+      { name: "gpu-meta", url: "http://169.254.169.254:9300", token: "t".repeat(40) },
+      /169\.254\.169\.254, a link-local address/,
+    ],
+    ["an agent on AWS's IPv6 metadata address", "hosts.add", { name: "gpu-meta6", url: "http://[fd00:ec2::254]:9300", token: "t".repeat(40) }, /AWS metadata/],
+    [
+      "a webhook to the metadata service",
+      "alerts.channels.add",
+      { type: "webhook", name: "meta", url: "http://169.254.169.254/latest/meta-data/" },
+      /link-local/,
+    ],
+    ["a Slack hook on a link-local IPv6 address", "alerts.channels.add", { type: "slack", name: "ll", url: "http://[fe80::1]/hook" }, /IPv6 link-local/],
+    ["ntfy on Alibaba's metadata address", "alerts.channels.add", { type: "ntfy", name: "ali", url: "http://100.100.100.200/topic" }, /Alibaba/],
+  ];
+  for (const [what, path, input, why] of cases)
+    it(`refused when saved: ${what}`, async () => {
+      const r = await mutate(path, input);
+      expect(r.status).toBe(400);
+      expect(message(r)).toMatch(why);
+      expect(message(r)).toMatch(/GPUDECK_EGRESS_ALLOW/);
+    });
+
+  it("a host moved onto the metadata address is refused too", async () => {
+    const r = await mutate("hosts.update", { name: "gpu-moved", url: "http://169.254.169.254:9300", token: "t".repeat(40) });
+    expect(r.status).toBe(400);
+    expect(message(r)).toMatch(/^Not an agent address the panel connects to: 169\.254\.169\.254/);
+  });
+});

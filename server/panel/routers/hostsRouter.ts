@@ -8,6 +8,7 @@ import { TRPCError } from "@trpc/server";
 import { can } from "../../auth/authorize";
 import type { Actor } from "../../contract/actors";
 import { sameOrigin, secretMustFollowText } from "../../contract/origin";
+import { egressPolicy, urlEgressProblem } from "../../egress/guard";
 import { addHostInput, hostInput, removeHostInput, updateHostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
 import { tokenHint } from "../fleet/hostStore";
@@ -66,6 +67,12 @@ async function record(
   ctx.audit.recorded = true;
 }
 
+/** A url the egress guard refuses, refused when it is saved (the connection is checked again). */
+function reachable(url: string | undefined): void {
+  const problem = url === undefined ? null : urlEgressProblem(url, egressPolicy());
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `Not an agent address the panel connects to: ${problem}.` });
+}
+
 function editable(services: PanelServices, name: string): void {
   const link = hostLink(services, name);
   if (link.config.source !== "panel") {
@@ -82,6 +89,7 @@ export const hostsRouter = router({
     .input(addHostInput)
     .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
+      reachable(input.url);
       if (services.fleet.get(input.name)) throw new TRPCError({ code: "CONFLICT", message: `A host named ${input.name} already exists.` });
       const stored = await services.hostStore.add({ name: input.name, url: input.url.replace(/\/+$/, ""), token: input.token }, ctx.actor.user);
       const link = services.fleet.put(stored);
@@ -94,6 +102,7 @@ export const hostsRouter = router({
     .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       editable(services, input.name);
+      reachable(input.url);
       const before = hostLink(services, input.name).config;
       // the agent token goes wherever the url points: a new origin needs the token again
       if (input.url !== undefined && input.token === undefined && !sameOrigin(before.url, input.url))
