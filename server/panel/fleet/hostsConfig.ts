@@ -30,6 +30,8 @@ export interface HostConfig {
   source: HostSource;
   /** https: a CA to verify the agent with, or its pinned certificate (none: the system's CAs) */
   tls?: AgentTls | null;
+  /** plain http to an agent that is not on loopback is meant (`insecure_http`); otherwise refused */
+  insecureHttp?: boolean;
 }
 
 export class HostsConfigError extends Error {}
