@@ -127,3 +127,37 @@ describe("requests to link-local and cloud metadata addresses", () => {
     expect(message(r)).toMatch(/^Not an agent address the panel connects to: 169\.254\.169\.254/);
   });
 });
+
+describe("plain http to an agent off loopback, and https with a CA or pin", () => {
+  const TOK = "t".repeat(40);
+  it("plain http off loopback is refused with a sentence naming https and insecure_http", async () => {
+    const r = await mutate("hosts.add", { name: "gpu-plain", url: "http://10.9.9.9:9300", token: TOK });
+    expect(r.status).toBe(400);
+    expect(message(r)).toMatch(/is plain HTTP to an agent that is not on this machine.*Use https:\/\/.*insecure_http = true.*insecureHttp: true/);
+  });
+
+  it("insecureHttp: true is accepted and shown as such; loopback needs nothing", async () => {
+    expect((await mutate("hosts.add", { name: "gpu-plain", url: "http://10.9.9.9:9300", token: TOK, insecureHttp: true })).status).toBe(200);
+    const list = data<{ name: string; insecureHttp: boolean }[]>(await call(tp.panel, "hosts.list", { method: "GET", cookie: ada }));
+    expect(list.find((h) => h.name === "gpu-plain")?.insecureHttp).toBe(true);
+    expect(list.find((h) => h.name === "gpu-moved")?.insecureHttp).toBe(false);
+    // turning it off again for a plain-http host is refused the same way
+    expect(message(await mutate("hosts.update", { name: "gpu-plain", insecureHttp: false }))).toMatch(/plain HTTP/);
+  });
+
+  it("a CA or pin needs https; a bad fingerprint is named; a good one is stored and used", async () => {
+    expect(message(await mutate("hosts.add", { name: "gpu-tls", url: "http://127.0.0.1:9", token: TOK, fingerprint: "ab".repeat(32) }))).toMatch(
+      /needs an https:\/\/ url/,
+    );
+    expect(message(await mutate("hosts.add", { name: "gpu-tls", url: "https://10.9.9.8:9300", token: TOK, fingerprint: "nope" }))).toMatch(
+      /not a SHA-256 fingerprint/,
+    );
+    expect(message(await mutate("hosts.add", { name: "gpu-tls", url: "https://10.9.9.8:9300", token: TOK, caPem: "not pem" }))).toMatch(
+      /caPem holds no PEM certificate/,
+    );
+    expect((await mutate("hosts.add", { name: "gpu-tls", url: "https://10.9.9.8:9300", token: TOK, fingerprint: "ab".repeat(32) })).status).toBe(200);
+    expect(tp.panel.services.fleet.get("gpu-tls")?.config.tls?.fingerprint).toBe(Array(32).fill("AB").join(":"));
+    const stored = await tp.panel.services.hostStore.get("gpu-tls");
+    expect(stored?.tls?.fingerprint).toBe(Array(32).fill("AB").join(":"));
+  });
+});
