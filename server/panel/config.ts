@@ -67,6 +67,8 @@ export interface PanelConfig {
   statusToken: string | null;
   /** Where the panel may connect (GPUDECK_EGRESS_ALLOW; never link-local or metadata addresses): ../egress/guard.ts */
   egress: EgressPolicy;
+  /** GPUDECK_SECRET_KEY: the key for stored secrets (null: `<dataDir>/secret-key`; ../store/secretBox.ts) */
+  secretKey: string | null;
 }
 
 export class PanelConfigError extends Error {}
@@ -211,6 +213,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     alerts: alertsConfig(env),
     statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
     egress: egressPolicyOf(env),
+    secretKey: env.GPUDECK_SECRET_KEY?.trim() || null,
   };
 }
 

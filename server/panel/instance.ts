@@ -96,7 +96,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
   // before any agent client or sender exists: every outbound connection goes through the guard
   setEgressPolicy(config.egress);
-  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
   const events = new PanelEventBus(store, { ...options.events, log, clock: options.clock });
   const auth = new PanelAuth(store, {
     events,
