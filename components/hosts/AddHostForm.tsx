@@ -1,7 +1,8 @@
 "use client";
 /**
  * Adding an agent: its name in the panel, its URL and its bearer token (a password field; the
- * token never comes back). What was typed stays when the server refuses, with its reason.
+ * token never comes back); for https a CA file (read here, sent as PEM) and/or the certificate's
+ * pinned fingerprint; for plain http to another machine, "insecure HTTP" ticked on purpose. What was typed stays when the server refuses, with its reason.
  */
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -11,7 +12,7 @@ import { ErrorNote, OkNote } from "@/components/auth/users/notes";
 import { useTRPC } from "@/components/trpc";
 import { useRefreshHosts } from "./hostsData";
 
-const EMPTY = { name: "", url: "", token: "" };
+const EMPTY = { name: "", url: "", token: "", caPem: "", fingerprint: "", insecureHttp: false };
 
 export function AddHostForm() {
   const trpc = useTRPC();
@@ -34,7 +35,14 @@ export function AddHostForm() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setAdded(null);
-    add.mutate({ name: draft.name.trim(), url: draft.url.trim(), token: draft.token.trim() });
+    add.mutate({
+      name: draft.name.trim(),
+      url: draft.url.trim(),
+      token: draft.token.trim(),
+      ...(draft.caPem ? { caPem: draft.caPem } : {}),
+      ...(draft.fingerprint.trim() ? { fingerprint: draft.fingerprint.trim() } : {}),
+      ...(draft.insecureHttp ? { insecureHttp: true } : {}),
+    });
   };
   return (
     <section aria-labelledby="add-host-heading" className="space-y-3 rounded-lg border border-zinc-200 p-3 sm:p-4 dark:border-zinc-800">
@@ -87,6 +95,40 @@ export function AddHostForm() {
             />
           )}
         </Field>
+        <Field label="CA file (https, optional)" hint="PEM of the CA the agent's certificate chains to">
+          {(f) => (
+            <input
+              {...f}
+              className={inputClass}
+              name="caFile"
+              type="file"
+              accept=".pem,.crt,.cer,application/x-pem-file"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                if (!file) return set({ caPem: "" });
+                void file.text().then((text) => set({ caPem: text }));
+              }}
+            />
+          )}
+        </Field>
+        <Field label="Pinned fingerprint (https, optional)" hint="SHA-256 of the agent's certificate: openssl x509 -noout -fingerprint -sha256 -in agent.crt">
+          {(f) => (
+            <input
+              {...f}
+              className={inputClass}
+              name="fingerprint"
+              autoComplete="off"
+              spellCheck={false}
+              maxLength={200}
+              value={draft.fingerprint}
+              onChange={(e) => set({ fingerprint: e.target.value })}
+            />
+          )}
+        </Field>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="insecureHttp" checked={draft.insecureHttp} onChange={(e) => set({ insecureHttp: e.target.checked })} />
+          <span>Insecure HTTP: plain http:// to an agent on another machine is meant (its token crosses the network readable)</span>
+        </label>
         <div className="sm:col-span-3">
           <button type="submit" className={buttonClass} disabled={add.isPending}>
             {add.isPending ? "Adding…" : "Add host"}

@@ -56,6 +56,15 @@ export function HostEntryCard({
           </Link>
         </h2>
         <HostStateBadge state={s.state} />
+        {host.insecureHttp && (
+          <span
+            className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-100"
+            title="Plain HTTP to an agent on another machine (insecure_http): its token and actions cross the network readable. Use https."
+            data-testid="host-insecure-http"
+          >
+            insecure HTTP
+          </span>
+        )}
         <span className="tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="host-since">
           {hostStateText(s, nowMs)}
         </span>

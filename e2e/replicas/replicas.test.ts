@@ -40,10 +40,11 @@ if (!skip) {
 }
 
 const run = promisify(execFile);
+const SECRET_KEY = "cd".repeat(32);
 async function npmRunUser(args: string[], databaseUrl: string): Promise<void> {
   const child = run(process.execPath, ["--import", "tsx", "scripts/user.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, GPUDECK_DATABASE_URL: databaseUrl },
+    env: { ...process.env, GPUDECK_DATABASE_URL: databaseUrl, GPUDECK_SECRET_KEY: SECRET_KEY },
   });
   child.child.stdin!.end(`${PASSWORD}\n`);
   await child;
@@ -70,6 +71,8 @@ describe.skipIf(skip !== null)("two panel processes on one PostgreSQL", () => {
     await npmRunUser(["add", "otto", "--role", "operator", "--units", "vllm-*", "--password-stdin"], cluster.url);
     const env = {
       GPUDECK_DATABASE_URL: cluster.url,
+      // every replica (and the CLI) holds the same key for the secrets in the database
+      GPUDECK_SECRET_KEY: SECRET_KEY,
       GPUDECK_AGENT_URL: agent.url,
       GPUDECK_AGENT_TOKEN: agent.token,
       GPUDECK_AGENT_NAME: HOST,

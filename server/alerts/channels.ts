@@ -2,13 +2,14 @@
  * Where alerts go: channels added by admins on the Alerts page (the `alert_channels` table) and
  * those the environment names (GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS; read-only in
  * the UI). Secrets (a webhook's URL, which carries its token; an ntfy URL and token; an SMTP
- * password) are stored as the panel needs them to send, like agent tokens on the Hosts page,
- * and never leave the server: views carry a hint at most.
+ * password) are stored encrypted with the panel's secret key (../store/secretBox.ts), like agent
+ * tokens on the Hosts page, and never leave the server: views carry a hint at most.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
 import { addChannelInput, type AddChannelInput, type ChannelType, type ChannelView, type UpdateChannelInput } from "../contract/alerts";
-import type { PanelSchema } from "../store/schema";
+import { sameOrigin, secretMustFollowText } from "../contract/origin";
+import type { Store } from "../store/database";
+import { channelSecretContext } from "../store/migrations/004_secrets";
 
 /** A channel with its secrets, server-side only. */
 export interface Channel {
@@ -134,7 +135,8 @@ export class ChannelStore {
   private cache: { at: number; list: Channel[] } | null = null;
 
   constructor(
-    private readonly db: () => Promise<Kysely<PanelSchema>>,
+    /** the database and its secret box */
+    private readonly store: () => Promise<Pick<Store, "db" | "secrets">>,
     private readonly fromEnv: readonly Channel[],
     /** how long a read of the table is reused (another replica's change shows within it) */
     private readonly cacheMs = 2000,
@@ -142,10 +144,11 @@ export class ChannelStore {
 
   async all(): Promise<Channel[]> {
     if (this.cache && Date.now() - this.cache.at < this.cacheMs) return this.cache.list;
-    const rows = await (await this.db()).selectFrom("alert_channels").selectAll().orderBy("name").execute();
+    const { db, secrets } = await this.store();
+    const rows = await db.selectFrom("alert_channels").selectAll().orderBy("name").execute();
     const stored = rows.map((r): Channel => {
       const config = JSON.parse(r.config) as ChannelConfigJson;
-      const secret = JSON.parse(r.secret) as ChannelSecretJson;
+      const secret = JSON.parse(secrets.open(r.secret, channelSecretContext(r.id))) as ChannelSecretJson;
       return {
         id: r.id,
         type: r.type,
@@ -174,11 +177,10 @@ export class ChannelStore {
   async add(input: AddChannelInput, by: string, nowMs: number): Promise<Channel> {
     if ((await this.all()).some((c) => c.name === input.name)) throw new ChannelConfigError(`A channel named ${input.name} exists already.`);
     const channel = fromInput(input, `ch-${randomBytes(8).toString("hex")}`, "panel", by, nowMs);
-    await (
-      await this.db()
-    )
+    const { db, secrets } = await this.store();
+    await db
       .insertInto("alert_channels")
-      .values({ ...this.columns(channel), id: channel.id, created_at: nowMs, created_by: by, updated_at: nowMs })
+      .values({ ...this.columns(channel, secrets), id: channel.id, created_at: nowMs, created_by: by, updated_at: nowMs })
       .execute();
     this.cache = null;
     return channel;
@@ -194,6 +196,13 @@ export class ChannelStore {
     }
     const wrong = (["token", "from", "to", "username", "password"] as const).filter((k) => change[k] !== undefined && !fieldsOf(before.type).includes(k));
     if (wrong.length) throw new ChannelConfigError(`A ${before.type} channel has no ${wrong.join(", ")}.`);
+    // a kept token or password goes wherever the url points: a new origin needs it again
+    if (change.url !== undefined && !sameOrigin(before.url, change.url)) {
+      if (before.type === "ntfy" && before.token !== null && change.token === undefined)
+        throw new ChannelConfigError(secretMustFollowText("ntfy token", "token, or token: null to send none", before.url, change.url));
+      if (before.type === "email" && before.password !== null && change.password === undefined)
+        throw new ChannelConfigError(secretMustFollowText("SMTP password", "password, or password: null to sign in with none", before.url, change.url));
+    }
     const merged = {
       type: before.type,
       name: change.name ?? before.name,
@@ -212,11 +221,10 @@ export class ChannelStore {
     const parsed = addChannelInput.safeParse(merged);
     if (!parsed.success) throw new ChannelConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
     const channel = { ...fromInput(parsed.data, before.id, "panel", before.createdBy, before.createdAtMs) };
-    await (
-      await this.db()
-    )
+    const { db, secrets } = await this.store();
+    await db
       .updateTable("alert_channels")
-      .set({ ...this.columns(channel), updated_at: nowMs })
+      .set({ ...this.columns(channel, secrets), updated_at: nowMs })
       .where("id", "=", before.id)
       .execute();
     this.cache = null;
@@ -227,7 +235,7 @@ export class ChannelStore {
     const before = await this.get(id);
     if (!before || before.source !== "panel")
       throw new ChannelConfigError(before ? `Channel ${before.name} comes from the environment; change it there.` : "There is no such channel.");
-    const db = await this.db();
+    const { db } = await this.store();
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom("alert_channels").where("id", "=", id).execute();
       await trx
@@ -241,10 +249,16 @@ export class ChannelStore {
     return before;
   }
 
-  private columns(c: Channel) {
+  private columns(c: Channel, secrets: Store["secrets"]) {
     const config: ChannelConfigJson = c.type === "email" ? { from: c.from ?? undefined, to: c.to, username: c.username } : {};
     const secret: ChannelSecretJson = { url: c.url, ...(c.type === "ntfy" ? { token: c.token } : {}), ...(c.type === "email" ? { password: c.password } : {}) };
-    return { type: c.type, name: c.name, enabled: c.enabled ? 1 : 0, config: JSON.stringify(config), secret: JSON.stringify(secret) };
+    return {
+      type: c.type,
+      name: c.name,
+      enabled: c.enabled ? 1 : 0,
+      config: JSON.stringify(config),
+      secret: secrets.seal(JSON.stringify(secret), channelSecretContext(c.id)),
+    };
   }
 }
 

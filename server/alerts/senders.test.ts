@@ -109,26 +109,54 @@ describe("senders against real receivers", () => {
     } finally {
       receiver.status = 200;
     }
+    // the delivery log keeps the status line, never the body (it may echo a secret)
+    receiver.status = 502;
+    receiver.answer = "upstream said: token=SECRET-IN-BODY";
+    try {
+      const answered = await sendTo(channel({ url: receiver.url("/hook") }), payload, never).catch((e: Error) => e);
+      expect((answered as Error).message).toBe("the receiver answered 502 Bad Gateway");
+    } finally {
+      receiver.status = 200;
+      receiver.answer = null;
+    }
+    // the egress guard: the metadata address is refused when sending too, naming why
+    await expect(sendTo(channel({ url: "http://169.254.169.254/latest/meta-data/" }), payload, never)).rejects.toThrow(/a link-local address/);
+    await expect(sendTo(channel({ type: "email", url: "smtp://169.254.169.254:25", from: "a@b.co", to: ["c@d.co"] }), payload, never)).rejects.toThrow(
+      /a link-local address/,
+    );
     const err = await sendTo(channel({ url: "http://127.0.0.1:1/hook/SECRET-TOKEN" }), payload, never).catch((e: Error) => e);
     expect((err as Error).message).not.toContain("SECRET-TOKEN");
   });
 
-  it("email: delivered over SMTP with nodemailer, signed in, subject = title", async () => {
+  it("email: delivered over SMTP with nodemailer, subject = title", async () => {
     const ch = channel({
       type: "email",
       url: `smtp://127.0.0.1:${smtp.port}`,
       from: "gpudeck@example.com",
       to: ["oncall@example.com", "ml@example.com"],
-      username: "gpudeck",
-      password: "mail-pass-123",
     });
     await sendTo(ch, payload, never);
     const mail = smtp.mails.at(-1)!;
     expect(mail.from).toBe("gpudeck@example.com");
     expect(mail.to).toEqual(["oncall@example.com", "ml@example.com"]);
-    expect(mail.auth).toBe("gpudeck:mail-pass-123");
+    expect(mail.auth).toBeNull();
     expect(mail.data).toMatch(/^Subject: gpu-b: vllm-a.service failed$/m);
     expect(mail.data).toContain("Diagnosis: The main process exited");
+  });
+
+  it("email with credentials needs TLS: a server without STARTTLS never sees the password", async () => {
+    const before = smtp.mails.length;
+    const ch = channel({
+      type: "email",
+      url: `smtp://127.0.0.1:${smtp.port}`,
+      from: "gpudeck@example.com",
+      to: ["oncall@example.com"],
+      username: "gpudeck",
+      password: "mail-pass-123",
+    });
+    await expect(sendTo(ch, payload, never)).rejects.toThrow(/offers no STARTTLS; a channel that signs in needs TLS \(use smtps:\/\//);
+    expect(smtp.mails.length).toBe(before);
+    expect(smtp.sawAuth).toBe(false);
   });
 
   it("email to a server that is not there fails with a reason", async () => {

@@ -6,6 +6,7 @@
  * store and show: it never holds the channel's URL, token or password.
  */
 import type { AlertWebhookPayload } from "../contract/alerts";
+import { guardedFetch } from "../egress/guard";
 import type { Channel } from "./channels";
 import { DeliveryError, redactUrls } from "./deliveryError";
 import { sendEmail } from "./email";
@@ -27,7 +28,8 @@ function transportError(err: unknown, timeoutMs: number): DeliveryError {
 async function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs = SEND_TIMEOUT_MS): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(url, {
+    // through the egress guard: no link-local or metadata address, after DNS too (GPUDECK_EGRESS_ALLOW)
+    res = await guardedFetch(url, {
       method: "POST",
       body,
       headers: { "user-agent": "gpudeck-alerts", ...headers },
@@ -37,8 +39,15 @@ async function post(url: string, body: string, headers: Record<string, string>, 
   } catch (err) {
     throw transportError(err, timeoutMs);
   }
-  const text = await res.text().catch(() => "");
-  if (!res.ok) throw new DeliveryError(`the receiver answered ${res.status}${text ? `: ${redactUrls(text.replace(/\s+/g, " ").slice(0, 200))}` : ""}`);
+  // the body is never read: it may echo what was sent or hold a secret, and may be any size
+  await res.body?.cancel().catch(() => undefined);
+  if (!res.ok) throw new DeliveryError(`the receiver answered ${statusLine(res)}`);
+}
+
+/** "500 Internal Server Error": the status line only (a reason phrase is cut short and stripped of URLs). */
+export function statusLine(res: Pick<Response, "status" | "statusText">): string {
+  const reason = redactUrls(res.statusText.replace(/[^\x20-\x7e]+/g, " ").trim()).slice(0, 60);
+  return reason ? `${res.status} ${reason}` : String(res.status);
 }
 
 const sendWebhook: Sender = (channel, payload, signal) =>

@@ -35,8 +35,7 @@ export class AlertsService {
   readonly engine: AlertEngine;
 
   constructor(private readonly o: AlertsServiceOptions) {
-    const db = async () => (await o.store.get()).db;
-    this.channels = new ChannelStore(db, o.config.channels);
+    this.channels = new ChannelStore(() => o.store.get(), o.config.channels);
     this.deliverer = new Deliverer(o.store, this.channels, o.config.delivery, o.log, o.send);
     this.engine = new AlertEngine({
       fleet: o.fleet,

@@ -151,7 +151,7 @@ describe.each(dialects)("alerts on %s", (dialect) => {
     await receiver.stop();
     const lazy = new LazyStore({ dataDir: "unused" });
     (lazy as unknown as { get: () => Promise<Store> }).get = async () => a;
-    const channels = new ChannelStore(async () => a.db, []);
+    const channels = new ChannelStore(async () => a, []);
     await channels.add({ type: "webhook", name: "hook", url }, "ada", await a.nowMs());
     const [channel] = await channels.all();
     const timings = { pollMs: 50, backoffBaseMs: 100, backoffMaxMs: 400, giveUpAfterMs: 3_600_000, ratePerMinute: 100, leaseMs: 5000 };
@@ -187,7 +187,7 @@ describe.each(dialects)("alerts on %s", (dialect) => {
   it("delivery gives up after giveUpAfterMs and says so in the log", async () => {
     const lazy = new LazyStore({ dataDir: "unused" });
     (lazy as unknown as { get: () => Promise<Store> }).get = async () => a;
-    const channels = new ChannelStore(async () => a.db, []);
+    const channels = new ChannelStore(async () => a, []);
     const ch = await channels.add({ type: "webhook", name: "dead", url: "http://127.0.0.1:1/hook" }, "ada", await a.nowMs());
     const logs: string[] = [];
     const deliverer = new Deliverer(

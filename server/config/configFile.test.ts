@@ -157,6 +157,7 @@ token_env = "GPUDECK_AGENT_TOKEN"
 name = "gpu-b"
 url = "http://10.0.0.6:9300/"
 token_file = "tokens/gpu-b.token"
+insecure_http = true
 `);
   const dir = path.dirname(file);
 
@@ -201,7 +202,7 @@ token_file = "tokens/gpu-b.token"
     expect(env.GPUDECK_UNITS).toBeUndefined();
     expect(JSON.parse(env.GPUDECK_AGENTS_JSON!)).toEqual([
       { name: "gpu-a", url: "http://127.0.0.1:9300", token: TOKEN },
-      { name: "gpu-b", url: "http://10.0.0.6:9300/", tokenFile: path.join(tokensDir, "gpu-b.token") },
+      { name: "gpu-b", url: "http://10.0.0.6:9300/", tokenFile: path.join(tokensDir, "gpu-b.token"), insecureHttp: true },
     ]);
     const panel = loadPanelConfig(env);
     expect(panel.hosts.map((h) => [h.name, h.url, h.token])).toEqual([

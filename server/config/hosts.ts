@@ -40,6 +40,8 @@ const hostSchema = z
     // https agents: the CA its certificate must chain to, and/or its pinned SHA-256 (hostsConfig checks both)
     ca_file: z.string({ error: "must be a path in quotes" }).min(1, { error: "must not be empty" }).optional(),
     fingerprint: z.string({ error: 'must be the certificate\'s SHA-256 in quotes, e.g. "AB:CD:…"' }).optional(),
+    // plain http to an agent off loopback is refused unless this says it is meant
+    insecure_http: z.boolean({ error: "must be true or false (no quotes)" }).optional(),
   })
   .superRefine((host, ctx) => {
     const given = (["token_file", "token_env", "token"] as const).filter((k) => host[k] !== undefined);
@@ -68,6 +70,7 @@ interface AgentsFileEntry {
   tokenFile?: string;
   caFile?: string;
   fingerprint?: string;
+  insecureHttp?: boolean;
 }
 
 /** Thrown with the index of the entry and the key at fault. */
@@ -86,6 +89,7 @@ export function hostsToAgentsJson(hosts: readonly HostEntry[], configDir: string
     const entry: AgentsFileEntry = { name: h.name, url: h.url };
     if (h.ca_file !== undefined) entry.caFile = path.resolve(configDir, h.ca_file);
     if (h.fingerprint !== undefined) entry.fingerprint = h.fingerprint;
+    if (h.insecure_http !== undefined) entry.insecureHttp = h.insecure_http;
     if (h.token_file !== undefined) entry.tokenFile = path.resolve(configDir, h.token_file);
     else if (h.token !== undefined) entry.token = h.token;
     else if (h.token_env !== undefined) {

@@ -115,9 +115,23 @@ export const agentTokenSchema = z
     if (problem) ctx.addIssue({ code: "custom", message: problem.replace(/^the token/, "token") });
   });
 
-export const addHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema, token: agentTokenSchema }).strict();
+/** https: the CA (PEM text, e.g. the content of ca.pem) and/or the certificate's pinned SHA-256; plain http off loopback: insecureHttp */
+const hostTlsFields = {
+  caPem: z
+    .string()
+    .max(65_536, "caPem is longer than 64 KiB")
+    .includes("-----BEGIN CERTIFICATE-----", { message: "caPem holds no PEM certificate" })
+    .nullable()
+    .optional(),
+  fingerprint: z.string().max(200).nullable().optional(),
+  insecureHttp: z.boolean().optional(),
+};
 
-/** Change a host the Hosts page added; a token left out stays as it is. */
-export const updateHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema.optional(), token: agentTokenSchema.optional() }).strict();
+export const addHostInput = z.object({ name: hostNameSchema, url: agentUrlSchema, token: agentTokenSchema, ...hostTlsFields }).strict();
+
+/** Change a host the Hosts page added; a token left out stays as it is (null clears a CA or fingerprint). */
+export const updateHostInput = z
+  .object({ name: hostNameSchema, url: agentUrlSchema.optional(), token: agentTokenSchema.optional(), ...hostTlsFields })
+  .strict();
 
 export const removeHostInput = z.object({ name: hostNameSchema }).strict();

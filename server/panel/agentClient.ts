@@ -25,7 +25,8 @@ export function encodeActor(actor: Actor | null | undefined): string | undefined
 }
 
 export function createAgentClient(conn: AgentConnection): AgentClient {
-  const doFetch = conn.tls ? agentFetch(conn.tls) : fetch;
+  // every agent connection goes through the egress guard (no link-local or metadata address)
+  const doFetch = agentFetch(conn.tls ?? null);
   const headersFor = (context: Record<string, unknown> | undefined): Record<string, string> => {
     const h: Record<string, string> = {};
     if (conn.token) h.authorization = `Bearer ${conn.token}`;

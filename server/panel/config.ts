@@ -42,6 +42,7 @@ import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
 import { trustedProxyList, trustedProxyRanges, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
+import { EgressConfigError, egressPolicyFromEnv, type EgressPolicy } from "../egress/guard";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
 export interface PanelConfig {
@@ -81,6 +82,10 @@ export interface PanelConfig {
   queriesPerMinute: number;
   /** Calls in one batched API request (GPUDECK_BATCH_MAX). */
   batchMax: number;
+  /** Where the panel may connect (GPUDECK_EGRESS_ALLOW; never link-local or metadata addresses): ../egress/guard.ts */
+  egress: EgressPolicy;
+  /** GPUDECK_SECRET_KEY: the key for stored secrets (null: `<dataDir>/secret-key`; ../store/secretBox.ts) */
+  secretKey: string | null;
 }
 
 export class PanelConfigError extends Error {}
@@ -244,5 +249,16 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     sessionsPerUser: whole(env, "GPUDECK_SESSIONS_PER_USER", 20),
     queriesPerMinute: whole(env, "GPUDECK_QUERIES_PER_MINUTE", 120),
     batchMax: whole(env, "GPUDECK_BATCH_MAX", 20),
+    egress: egressPolicyOf(env),
+    secretKey: env.GPUDECK_SECRET_KEY?.trim() || null,
   };
+}
+
+function egressPolicyOf(env: Readonly<Record<string, string | undefined>>): EgressPolicy {
+  try {
+    return egressPolicyFromEnv(env);
+  } catch (err) {
+    if (err instanceof EgressConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
 }

@@ -10,6 +10,7 @@
  * replica changes reaches the others as panel events (sessions → open streams re-check, hosts →
  * the fleet follows).
  */
+import { setEgressPolicy } from "../egress/guard";
 import { PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
 import { proxyTrustWarning } from "../auth/proxy";
 import { addressBucket } from "../auth/rateLimit";
@@ -95,7 +96,9 @@ const EVENTS_KEPT_MS = DAY;
 
 export async function createPanel(config: PanelConfig, options: CreatePanelOptions = {}): Promise<Panel> {
   const log = options.log ?? ((m: string) => console.log(`[panel] ${m}`));
-  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  // before any agent client or sender exists: every outbound connection goes through the guard
+  setEgressPolicy(config.egress);
+  const store = new LazyStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, secretKey: config.secretKey });
   const events = new PanelEventBus(store, { ...options.events, log, clock: options.clock });
   // refusals anyone can repeat (setup, proxy identities) go through the capped recorder, made below
   let refusals: RefusalRecorder | null = null;

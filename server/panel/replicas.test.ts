@@ -11,10 +11,7 @@ import { testDatabasesForFile } from "../store/testing/databases";
 import {
   addUser,
   call,
-  });
-
   bearerHeaders,
-  call,
   decodeSse,
   HOST,
   hostConnected,
@@ -22,10 +19,7 @@ import {
   openEventStream,
   openStream,
   PASSWORD,
-  });
-
   panelRequest,
-  PASSWORD,
   readSse,
   startTestAgent,
   startTestPanel,
@@ -45,7 +39,8 @@ describe.skipIf(!dbs.dialects.includes("postgres"))("two replicas on one Postgre
     const db = await dbs.fresh("postgres");
     const replica = () =>
       startTestPanel(agent, {
-        env: { GPUDECK_DATABASE_URL: db.databaseUrl! },
+        // replicas share one key for the secrets they store (README: Secrets and outbound requests)
+        env: { GPUDECK_DATABASE_URL: db.databaseUrl!, GPUDECK_SECRET_KEY: "ab".repeat(32) },
         panel: { streamRecheckMs: 60_000, events: { pollMs: 3_600_000 } },
       });
     [a, b] = [await replica(), await replica()];

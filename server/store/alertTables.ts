@@ -66,7 +66,7 @@ export interface AlertChannelsTable {
   name: string;
   /** JSON: shown to admins */
   config: string;
-  /** JSON: never shown back */
+  /** JSON: never shown back; sealed (../secretBox.ts, context alert_channels.secret/<id>) */
   secret: string;
   enabled: Flag;
   created_at: Ms;

@@ -10,7 +10,9 @@ import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrations";
+import { channelSecretContext, hostTokenContext } from "./migrations/004_secrets";
 import type { PanelSchema } from "./schema";
+import { loadSecretBox, SecretKeyError, type SecretBox } from "./secretBox";
 
 export const PANEL_DB_FILE = "panel.db";
 
@@ -33,6 +35,8 @@ export interface Store {
   readonly dialect: Dialect;
   /** where it is, for logs (never a password) */
   readonly where: string;
+  /** seals and opens the secrets stored in it (./secretBox.ts); the key is not in the database */
+  readonly secrets: SecretBox;
   /** the database's own clock, ms: one clock for every replica (the action guard, limits) */
   nowMs(): Promise<number>;
   /**
@@ -63,6 +67,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: give up connecting after this long, so a request fails with a clear error rather than hang. Default 5000 ms. */
   connectTimeoutMs?: number;
+  /** The key for stored secrets (GPUDECK_SECRET_KEY, the default); without one, `<dataDir>/secret-key` (./secretBox.ts). */
+  secretKey?: string | null;
 }
 
 /** "postgres://user:secret@db:5432/gpudeck" → "postgres://user@db:5432/gpudeck". */
@@ -85,11 +91,14 @@ const pgTypes = {
 };
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  // the key first: a panel without its key must not touch the database
+  const secrets = loadSecretBox({ dataDir: options.dataDir, secretKey: options.secretKey === undefined ? process.env.GPUDECK_SECRET_KEY : options.secretKey });
   const store = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000)
-    : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5000);
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000, secrets)
+    : openSqlite(options.dataDir, options.busyTimeoutMs ?? 5000, secrets);
   try {
     await migrate(store);
+    await checkSecretKey(store);
   } catch (err) {
     await store.close();
     throw new Error(`cannot prepare the panel database (${store.where}): ${(err as Error).message}`, { cause: err });
@@ -106,7 +115,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 async function migrate(store: Store): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await migrateToLatest(store.db, store.dialect);
+      return await migrateToLatest(store.db, store.dialect, undefined, store.secrets);
     } catch (err) {
       if (store.dialect !== "sqlite" || attempt >= 3) throw err;
       await new Promise((r) => setTimeout(r, 50 * attempt));
@@ -114,7 +123,20 @@ async function migrate(store: Store): Promise<void> {
   }
 }
 
-function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
+/**
+ * A replica (or a restored panel) with another key than the one the stored secrets were sealed
+ * with refuses to start, saying which key it needs, rather than failing on every send.
+ */
+async function checkSecretKey(store: Store): Promise<void> {
+  const host = await store.db.selectFrom("hosts").select(["name", "token"]).limit(1).executeTakeFirst();
+  if (host) store.secrets.open(host.token, hostTokenContext(host.name));
+  const channel = await store.db.selectFrom("alert_channels").select(["id", "secret"]).limit(1).executeTakeFirst();
+  if (channel) store.secrets.open(channel.secret, channelSecretContext(channel.id));
+}
+
+export { SecretKeyError };
+
+function openSqlite(dataDir: string, busyTimeoutMs: number, secrets: SecretBox): Store {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, PANEL_DB_FILE);
   // create the file ourselves so it never exists with the umask's looser mode (it holds password hashes)
@@ -127,6 +149,7 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
   return {
     db,
     dialect: "sqlite",
+    secrets,
     where: `SQLite ${file}`,
     nowMs: async () => Date.now(),
     write: (fn) =>
@@ -147,7 +170,7 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): Store {
   };
 }
 
-function openPostgres(url: string, max: number, connectTimeoutMs: number): Store {
+function openPostgres(url: string, max: number, connectTimeoutMs: number, secrets: SecretBox): Store {
   const config = { connectionString: url, types: pgTypes, connectionTimeoutMillis: connectTimeoutMs };
   const pool = new pg.Pool({ ...config, max });
   // a client that loses its server must not crash the process: an idle one is reported to the pool
@@ -159,6 +182,7 @@ function openPostgres(url: string, max: number, connectTimeoutMs: number): Store
   return {
     db,
     dialect: "postgres",
+    secrets,
     where: `PostgreSQL ${redactDatabaseUrl(url)}`,
     nowMs: async () => {
       const r = await sql<{ ms: number }>`select ${pgNowMs} as ms`.execute(db);

@@ -54,7 +54,14 @@ export interface AuditLogTable {
 export interface HostsTable {
   name: string;
   url: string;
+  /** sealed (../secretBox.ts, context hosts.token/<name>) */
   token: string;
+  /** https: PEM of the CA the agent's certificate must chain to (004) */
+  ca_pem: ColumnType<string | null, string | null | undefined, string | null>;
+  /** https: the agent certificate's pinned SHA-256 (004) */
+  fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: plain http to an agent off loopback is meant (004) */
+  insecure_http: ColumnType<number, number | undefined, number>;
   created_at: Ms;
   created_by: string | null;
   updated_at: Ms;

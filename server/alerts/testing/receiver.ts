@@ -17,6 +17,8 @@ export class TestReceiver {
   readonly received: Received[] = [];
   /** the status it answers with (200 unless a test says otherwise) */
   status = 200;
+  /** the body it answers with (null: "ok" or "receiver error") */
+  answer: string | null = null;
   private server: http.Server | null = null;
   private port = 0;
 
@@ -33,7 +35,7 @@ export class TestReceiver {
           json = null;
         }
         this.received.push({ path: req.url ?? "/", headers: req.headers, body, json, atMs: Date.now() });
-        res.writeHead(this.status, { "content-type": "text/plain" }).end(this.status < 300 ? "ok" : "receiver error");
+        res.writeHead(this.status, { "content-type": "text/plain" }).end(this.answer ?? (this.status < 300 ? "ok" : "receiver error"));
       });
     });
     await new Promise<void>((resolve, reject) => {

@@ -15,6 +15,8 @@ export interface ReceivedMail {
 
 export class TestSmtpServer {
   readonly mails: ReceivedMail[] = [];
+  /** whether any client sent AUTH (a password in plain text) */
+  sawAuth = false;
   private server: net.Server | null = null;
   port = 0;
 
@@ -71,6 +73,7 @@ export class TestSmtpServer {
         if (verb === "EHLO") say("250-test-smtp\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME");
         else if (verb === "HELO") say("250 test-smtp");
         else if (verb === "AUTH") {
+          this.sawAuth = true;
           const [, method, initial] = line.split(" ");
           if (method?.toUpperCase() === "PLAIN" && initial) {
             const [, user, pass] = Buffer.from(initial, "base64").toString().split("\u0000");

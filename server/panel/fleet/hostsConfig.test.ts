@@ -16,13 +16,29 @@ describe("GPUDECK_AGENTS_FILE", () => {
   it("reads each agent with an inline token or a token file (relative to the file)", () => {
     writeFileSync(path.join(dir, "gpu-b.token"), `${TOK_B}\n`);
     const hosts = parse([
-      { name: "gpu-a", url: "http://10.0.0.5:9300/", token: TOK_A },
+      { name: "gpu-a", url: "http://10.0.0.5:9300/", token: TOK_A, insecureHttp: true },
       { name: "gpu-b", url: "https://10.0.0.6:9300", tokenFile: "gpu-b.token" },
     ]);
     expect(hosts).toEqual([
-      { name: "gpu-a", url: "http://10.0.0.5:9300", token: TOK_A, tokenSource: `the "token" of entry 1 ("gpu-a") in ${FILE}`, source: "file", tls: null },
-      { name: "gpu-b", url: "https://10.0.0.6:9300", token: TOK_B, tokenSource: path.join(dir, "gpu-b.token"), source: "file", tls: null },
+      {
+        name: "gpu-a",
+        url: "http://10.0.0.5:9300",
+        token: TOK_A,
+        tokenSource: `the "token" of entry 1 ("gpu-a") in ${FILE}`,
+        source: "file",
+        tls: null,
+        insecureHttp: true,
+      },
+      { name: "gpu-b", url: "https://10.0.0.6:9300", token: TOK_B, tokenSource: path.join(dir, "gpu-b.token"), source: "file", tls: null, insecureHttp: false },
     ]);
+  });
+
+  it("refuses plain http to an agent off loopback unless insecureHttp says it is meant", () => {
+    expect(() => parse([{ name: "gpu-a", url: "http://10.0.0.5:9300", token: TOK_A }])).toThrow(
+      /entry 1 \("gpu-a"\): http:\/\/10\.0\.0\.5:9300 is plain HTTP to an agent that is not on this machine.*Use https:\/\/.*insecure_http = true/,
+    );
+    expect(parse([{ name: "gpu-a", url: "http://127.0.0.1:9300", token: TOK_A }])[0]!.insecureHttp).toBe(false);
+    expect(() => loadHostsFromEnv({ GPUDECK_AGENT_URL: "http://10.1.2.3:9300", GPUDECK_AGENT_TOKEN: TOK_A }, dir)).toThrow(/GPUDECK_AGENT_URL: .*plain HTTP/);
   });
 
   it.each([
@@ -35,7 +51,7 @@ describe("GPUDECK_AGENTS_FILE", () => {
     [[{ name: "a", url: "http://x:1", tokenFile: "missing.token" }], /cannot read tokenFile .*missing\.token: ENOENT/],
     [
       [
-        { name: "a", url: "http://x:1", token: TOK_A },
+        { name: "a", url: "http://x:1", token: TOK_A, insecureHttp: true },
         { name: "a", url: "http://y:1", token: TOK_B },
       ],
       /entry 2 \("a"\): key "name": "a" is used by an earlier entry/,
@@ -58,11 +74,13 @@ describe("GPUDECK_AGENTS_FILE", () => {
 
 describe("GPUDECK_AGENT_URL (one host)", () => {
   it("is named GPUDECK_AGENT_NAME, or after the agent's address (this machine for loopback)", () => {
-    expect(loadHostsFromEnv({ GPUDECK_AGENT_URL: "http://10.1.2.3:9300", GPUDECK_AGENT_TOKEN: TOK_A }, dir)[0]).toMatchObject({
-      name: "10-1-2-3",
-      token: TOK_A,
-      source: "env",
-    });
+    expect(loadHostsFromEnv({ GPUDECK_AGENT_URL: "http://10.1.2.3:9300", GPUDECK_AGENT_TOKEN: TOK_A, GPUDECK_AGENT_INSECURE_HTTP: "1" }, dir)[0]).toMatchObject(
+      {
+        name: "10-1-2-3",
+        token: TOK_A,
+        source: "env",
+      },
+    );
     expect(loadHostsFromEnv({ GPUDECK_AGENT_URL: "http://127.0.0.1:9300", GPUDECK_AGENT_NAME: "gpu-x" }, dir)[0]!.name).toBe("gpu-x");
     expect(() => loadHostsFromEnv({ GPUDECK_AGENT_NAME: "Not OK" }, dir)).toThrow(/GPUDECK_AGENT_NAME: host name may only contain/);
   });

@@ -30,6 +30,8 @@ export interface HostConfig {
   source: HostSource;
   /** https: a CA to verify the agent with, or its pinned certificate (none: the system's CAs) */
   tls?: AgentTls | null;
+  /** plain http to an agent that is not on loopback is meant (`insecure_http`); otherwise refused */
+  insecureHttp?: boolean;
 }
 
 export class HostsConfigError extends Error {}
@@ -42,8 +44,32 @@ const entrySchema = z
     tokenFile: z.string().min(1).max(4096).optional(),
     caFile: z.string().min(1).max(4096).optional(),
     fingerprint: z.string().max(200).optional(),
+    /** plain http to an agent off loopback is meant (the config file's insecure_http = true) */
+    insecureHttp: z.boolean().optional(),
   })
   .strict();
+
+/** 127.0.0.0/8, ::1, localhost: plain http never leaves the machine. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    return host === "localhost" || host.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "::1";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Plain http to an agent that is not on loopback carries the bearer token and every action
+ * readable on the network: refused unless the host says it is meant (insecure_http).
+ */
+export function plainHttpProblem(url: string, insecureHttp: boolean | undefined): string | null {
+  if (!url.startsWith("http://") || isLoopbackUrl(url) || insecureHttp) return null;
+  return (
+    `${url} is plain HTTP to an agent that is not on this machine: its token and every action would cross the network readable. ` +
+    "Use https:// (the agent's GPUDECK_AGENT_TLS_CERT/KEY), or set insecure_http = true for this host (insecureHttp: true on the Hosts page, GPUDECK_AGENT_INSECURE_HTTP=1 for GPUDECK_AGENT_URL) if the network is trusted"
+  );
+}
 
 /** caFile / fingerprint of one agent: only for https, the CA read now, the fingerprint normalised. */
 export function agentTlsFrom(url: string, caFile: string | undefined, fingerprint: string | undefined, what: string, baseDir?: string): AgentTls | null {
@@ -132,13 +158,17 @@ export function parseAgentsFile(text: string, file: string, baseDir = path.dirna
     if (entry.token === undefined && entry.tokenFile === undefined)
       throw new HostsConfigError(`${what}: key "tokenFile" (or "token") is missing: each agent needs its bearer token`);
     const tokenFile = entry.tokenFile === undefined ? null : path.resolve(/*turbopackIgnore: true*/ baseDir, entry.tokenFile);
+    const token = tokenFile ? readToken(tokenFile, what) : checkedToken(entry.token!, `${what}: key "token"`);
+    const insecure = plainHttpProblem(entry.url, entry.insecureHttp);
+    if (insecure) throw new HostsConfigError(`${what}: ${insecure}`);
     hosts.push({
       name: entry.name,
       url: entry.url.replace(/\/+$/, ""),
-      token: tokenFile ? readToken(tokenFile, what) : checkedToken(entry.token!, `${what}: key "token"`),
+      token,
       tokenSource: tokenFile ?? `the "token" of ${label} in ${file}`,
       source: "file",
       tls: agentTlsFrom(entry.url, entry.caFile, entry.fingerprint, what, baseDir),
+      insecureHttp: entry.insecureHttp === true,
     });
   });
   return hosts;
@@ -167,6 +197,9 @@ export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined
   const url = (env.GPUDECK_AGENT_URL?.trim() || "http://127.0.0.1:9300").replace(/\/+$/, "");
   const checked = agentUrlSchema.safeParse(url);
   if (!checked.success) throw new HostsConfigError(`GPUDECK_AGENT_URL: ${checked.error.issues[0]!.message}`);
+  const insecureHttp = /^(1|true|yes)$/i.test(env.GPUDECK_AGENT_INSECURE_HTTP?.trim() ?? "");
+  const insecure = plainHttpProblem(url, insecureHttp);
+  if (insecure) throw new HostsConfigError(`GPUDECK_AGENT_URL: ${insecure}`);
   let token: string | null = null;
   let tokenSource = "GPUDECK_AGENT_TOKEN";
   if (env.GPUDECK_AGENT_TOKEN !== undefined) {
@@ -200,5 +233,5 @@ export function loadHostsFromEnv(env: Readonly<Record<string, string | undefined
     env.GPUDECK_AGENT_FINGERPRINT?.trim() || undefined,
     "GPUDECK_AGENT_CA_FILE/GPUDECK_AGENT_FINGERPRINT",
   );
-  return [{ name, url, token, tokenSource, source: "env", tls }];
+  return [{ name, url, token, tokenSource, source: "env", tls, insecureHttp }];
 }

@@ -7,6 +7,7 @@
 import { TRPCError } from "@trpc/server";
 import { can } from "../../auth/authorize";
 import { ChannelConfigError } from "../../alerts/channels";
+import { egressPolicy, urlEgressProblem } from "../../egress/guard";
 import { urlHint } from "../../alerts/channels";
 import { addChannelInput, addSilenceInput, alertListInput, channelIdInput, deliveryListInput, silenceIdInput, updateChannelInput } from "../../contract/alerts";
 import type { Actor } from "../../contract/actors";
@@ -68,7 +69,10 @@ async function record(
 }
 
 /** Channel errors people can act on (a name taken, a field the type has not) are BAD_REQUEST, not a crash. */
-async function channelCall<T>(fn: () => Promise<T>): Promise<T> {
+async function channelCall<T>(fn: () => Promise<T>, url?: string): Promise<T> {
+  // a url the egress guard refuses is refused when it is saved (each send is checked again)
+  const problem = url === undefined ? null : urlEgressProblem(url, egressPolicy());
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `Not a place the panel sends alerts to: ${problem}.` });
   try {
     return await fn();
   } catch (err) {
@@ -95,14 +99,14 @@ const channelsRouter = router({
   add: channelChange(ALERT_AUDIT_ACTIONS.channelAdd)
     .input(addChannelInput)
     .mutation(async ({ input, ctx }) => {
-      const view = await channelCall(() => ctx.services.alerts.addChannel(input, ctx.actor.user));
+      const view = await channelCall(() => ctx.services.alerts.addChannel(input, ctx.actor.user), input.url);
       await record(ctx, { action: ALERT_AUDIT_ACTIONS.channelAdd, detail: `channel=${view.name} type=${view.type} url=${view.urlHint}` });
       return view;
     }),
   update: channelChange(ALERT_AUDIT_ACTIONS.channelUpdate)
     .input(updateChannelInput)
     .mutation(async ({ input, ctx }) => {
-      const view = await channelCall(() => ctx.services.alerts.updateChannel(input));
+      const view = await channelCall(() => ctx.services.alerts.updateChannel(input), input.url);
       const changed = Object.keys(input)
         .filter((k) => k !== "id")
         .map((k) =>

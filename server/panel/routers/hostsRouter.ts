@@ -7,9 +7,13 @@
 import { TRPCError } from "@trpc/server";
 import { can } from "../../auth/authorize";
 import type { Actor } from "../../contract/actors";
+import { sameOrigin, secretMustFollowText } from "../../contract/origin";
+import { egressPolicy, urlEgressProblem } from "../../egress/guard";
 import { addHostInput, hostInput, removeHostInput, updateHostInput } from "../../contract/schemas";
 import { router } from "../../trpc";
-import { tokenHint } from "../fleet/hostStore";
+import { tokenHint, type StoredHostInput } from "../fleet/hostStore";
+import { plainHttpProblem } from "../fleet/hostsConfig";
+import { normaliseFingerprint } from "../tlsPin";
 import type { HostLink } from "../fleet/hostLink";
 import { viewHostSummary } from "../roleViews";
 import { audited, hostLink, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
@@ -24,6 +28,10 @@ function hostView(link: HostLink, actor: Actor) {
     tokenSet: link.config.token !== null,
     tokenHint: admin ? tokenHint(link.config.token) : null,
     editable: link.config.source === "panel",
+    /** plain http to an agent off loopback, on purpose (insecure_http): the Hosts page shows a warning badge */
+    insecureHttp: link.config.url.startsWith("http://") && plainHttpProblem(link.config.url, false) !== null,
+    caSet: Boolean(link.config.tls?.ca),
+    fingerprint: admin ? (link.config.tls?.fingerprint ?? null) : null,
   };
 }
 
@@ -67,6 +75,33 @@ async function record(
   ctx.audit.recorded = true;
 }
 
+/** A url the egress guard refuses, refused when it is saved (the connection is checked again). */
+function reachable(url: string | undefined): void {
+  const problem = url === undefined ? null : urlEgressProblem(url, egressPolicy());
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `Not an agent address the panel connects to: ${problem}.` });
+}
+
+/** The CA / pin / plain-http fields, checked against the url they go with (what the agents file checks). */
+function transport(url: string, given: { caPem?: string | null; fingerprint?: string | null; insecureHttp?: boolean }, before?: StoredHostInput) {
+  const caPem = given.caPem === undefined ? (before?.caPem ?? null) : given.caPem;
+  const raw = given.fingerprint === undefined ? (before?.fingerprint ?? null) : given.fingerprint;
+  const insecureHttp = given.insecureHttp ?? before?.insecureHttp ?? false;
+  const fingerprint = raw === null || raw.trim() === "" ? null : normaliseFingerprint(raw);
+  if (raw && raw.trim() && !fingerprint)
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: "fingerprint is not a SHA-256 fingerprint (64 hex digits, e.g. from: openssl x509 -noout -fingerprint -sha256 -in cert.pem).",
+    });
+  if ((caPem || fingerprint) && !url.startsWith("https://"))
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: "A CA file or fingerprint needs an https:// url (the agent serves TLS with GPUDECK_AGENT_TLS_CERT/KEY).",
+    });
+  const plain = plainHttpProblem(url, insecureHttp);
+  if (plain) throw new TRPCError({ code: "BAD_REQUEST", message: `${plain}.` });
+  return { caPem, fingerprint, insecureHttp };
+}
+
 function editable(services: PanelServices, name: string): void {
   const link = hostLink(services, name);
   if (link.config.source !== "panel") {
@@ -83,8 +118,10 @@ export const hostsRouter = router({
     .input(addHostInput)
     .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
+      reachable(input.url);
       if (services.fleet.get(input.name)) throw new TRPCError({ code: "CONFLICT", message: `A host named ${input.name} already exists.` });
-      const stored = await services.hostStore.add({ name: input.name, url: input.url.replace(/\/+$/, ""), token: input.token }, ctx.actor.user);
+      const url = input.url.replace(/\/+$/, "");
+      const stored = await services.hostStore.add({ name: input.name, url, token: input.token, ...transport(url, input) }, ctx.actor.user);
       const link = services.fleet.put(stored);
       await record(ctx, "host.add", input.name, `url=${stored.url}`);
       return hostView(link, ctx.actor);
@@ -95,10 +132,27 @@ export const hostsRouter = router({
     .mutation(async ({ input, ctx }) => {
       const { services } = ctx;
       editable(services, input.name);
-      const stored = await services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token });
+      reachable(input.url);
+      const before = hostLink(services, input.name).config;
+      // the agent token goes wherever the url points: a new origin needs the token again
+      if (input.url !== undefined && input.token === undefined && !sameOrigin(before.url, input.url))
+        throw new TRPCError({ code: "BAD_REQUEST", message: secretMustFollowText("agent token", "token", before.url, input.url) });
+      const url = input.url?.replace(/\/+$/, "") ?? before.url;
+      const kept = {
+        caPem: before.tls?.ca ?? null,
+        fingerprint: before.tls?.fingerprint ?? null,
+        insecureHttp: before.insecureHttp ?? false,
+      } as StoredHostInput;
+      const stored = await services.hostStore.update(input.name, { url: input.url?.replace(/\/+$/, ""), token: input.token, ...transport(url, input, kept) });
       if (!stored) throw new TRPCError({ code: "NOT_FOUND", message: `There is no host named ${input.name} on the Hosts page.` });
       const link = services.fleet.put(stored);
-      const changes = [input.url !== undefined ? `url=${stored.url}` : null, input.token !== undefined ? "token replaced" : null].filter(Boolean);
+      const changes = [
+        input.url !== undefined ? `url=${stored.url}` : null,
+        input.token !== undefined ? "token replaced" : null,
+        input.caPem !== undefined ? (input.caPem ? "CA replaced" : "CA removed") : null,
+        input.fingerprint !== undefined ? (input.fingerprint ? "fingerprint pinned" : "fingerprint removed") : null,
+        input.insecureHttp !== undefined ? `insecure_http=${input.insecureHttp}` : null,
+      ].filter(Boolean);
       await record(ctx, "host.update", input.name, changes.length ? changes.join(" ") : "no change");
       return hostView(link, ctx.actor);
     }),

@@ -10,22 +10,26 @@ import type { Dialect } from "../dialect";
 import { initialSchema } from "./001_initial";
 import { alertsSchema } from "./002_alerts";
 import { replicasSchema } from "./003_replicas";
+import { secretsSchema } from "./004_secrets";
+import type { SecretBox } from "../secretBox";
 import { apiTokensSchema } from "./005_api_tokens";
 
-export type MigrationFactory = (dialect: Dialect) => Migration;
+/** `secrets`: the panel's key (../secretBox.ts), for migrations that seal stored secrets */
+export type MigrationFactory = (dialect: Dialect, secrets?: SecretBox) => Migration;
 
 /** In order; the key is the migration's name in the `kysely_migration` table. */
 export const MIGRATIONS: [string, MigrationFactory][] = [
   ["001_initial", initialSchema],
   ["002_alerts", alertsSchema],
   ["003_replicas", replicasSchema],
+  ["004_secrets", secretsSchema],
   ["005_api_tokens", apiTokensSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations = MIGRATIONS): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, migrations = MIGRATIONS, secrets?: SecretBox): Promise<void> {
   const provider: MigrationProvider = {
-    getMigrations: async () => Object.fromEntries(migrations.map(([name, make]) => [name, make(dialect)])),
+    getMigrations: async () => Object.fromEntries(migrations.map(([name, make]) => [name, make(dialect, secrets)])),
   };
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
