@@ -28,11 +28,13 @@
  *   Alerts (see server/alerts/config.ts): GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS,
  *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE
  *   GPUDECK_STATUS_TOKEN  turns the status page on, reachable with this token (at least 16 characters)
+ *   Single sign-on: GPUDECK_OIDC_* (see server/auth/oidc/config.ts)
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
+import { loadOidcConfig, OidcConfigError, type OidcConfig } from "../auth/oidc/config";
 import { trustedProxyList, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
@@ -64,6 +66,8 @@ export interface PanelConfig {
   alerts: AlertsConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
   statusToken: string | null;
+  /** [panel.oidc]: single sign-on through an OpenID Connect provider; null when off */
+  oidc: OidcConfig | null;
 }
 
 export class PanelConfigError extends Error {}
@@ -140,6 +144,15 @@ function statusToken(value: string | undefined): string | null {
   return token;
 }
 
+function oidcConfig(env: Readonly<Record<string, string | undefined>>, publicUrl: string | null): OidcConfig | null {
+  try {
+    return loadOidcConfig(env, publicUrl);
+  } catch (err) {
+    if (err instanceof OidcConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
+}
+
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.GPUDECK_DATA_DIR ?? ".data");
   let hosts: HostConfig[];
@@ -207,5 +220,6 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     },
     alerts: alertsConfig(env),
     statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
+    oidc: oidcConfig(env, publicUrl),
   };
 }

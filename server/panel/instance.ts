@@ -11,6 +11,7 @@
  * the fleet follows).
  */
 import { PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
+import { OidcSignIn, type OidcSignInOptions } from "../auth/oidc/signIn";
 import { proxyTrustWarning } from "../auth/proxy";
 import type { Clock } from "../auth/types";
 import { AuditSettler } from "./fleet/auditSettler";
@@ -29,6 +30,7 @@ import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
 import { peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
+import { handleOidcRequest } from "./oidcRoutes";
 import { panelHealth, type PanelHealth } from "./health";
 import { RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { SessionStreams } from "./sessionStreams";
@@ -54,6 +56,9 @@ export interface Panel {
   handle(req: Request): Promise<Response>;
   /** `/api/audit.csv`. */
   handleAuditCsv(req: Request): Promise<Response>;
+  /** Single sign-on (`/api/auth/oidc/login`, `/api/auth/oidc/callback`); null signIn when not configured. */
+  oidc: OidcSignIn | null;
+  handleOidc(req: Request): Promise<Response>;
   /** `/healthz`: the database and the LISTEN connection. */
   health(): Promise<PanelHealth>;
   /** Housekeeping: audit retention, expired sessions, old panel events and sign-in counters. Returns what was deleted. */
@@ -83,6 +88,8 @@ export interface CreatePanelOptions {
   fleet?: FleetOptions;
   /** Test hooks into alerts (short tick, grouping window and backoff; a stand-in sender). */
   alerts?: Partial<Omit<AlertsConfig, "delivery">> & { delivery?: Partial<AlertsConfig["delivery"]>; send?: SendFn };
+  /** Test hooks into single sign-on (fetch, clock skew). */
+  oidc?: Pick<OidcSignInOptions, "fetch" | "clockSkewSeconds" | "timeoutSeconds">;
   /** Test hooks into the status page (cache lifetimes). */
   statusPage?: Partial<Pick<StatusServiceOptions, "documentTtlMs" | "uptimeTtlMs" | "settingsTtlMs">>;
 }
@@ -147,6 +154,17 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     send,
   });
   const statusPage = new StatusPageService({ fleet, store, envToken: config.statusToken, panelUrl, clock: options.clock, ...options.statusPage });
+  const refusals = new RefusalRecorder(auth.audit, refusalAudit, () => null);
+  const oidc = config.oidc
+    ? new OidcSignIn({
+        config: config.oidc,
+        auth,
+        clock: options.clock,
+        ...options.oidc,
+        recordEarlyRefusal: (r) =>
+          refusals.record({ sourceAddr: r.sourceAddr }, null, { host: null, unit: null, action: "login", reason: r.reason, outcome: "refused", detail: r.detail }),
+      })
+    : null;
   const services: PanelServices = {
     demo: config.demo,
     auth,
@@ -156,7 +174,8 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     store,
     events,
     streams,
-    refusals: new RefusalRecorder(auth.audit, refusalAudit, () => null),
+    refusals,
+    oidc,
     alerts,
     statusPage,
     shutdown: shutdown.signal,
@@ -188,6 +207,8 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     },
     handle: (req) => handlePanelRequest(req, endpoint),
     handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),
+    oidc,
+    handleOidc: (req) => handleOidcRequest(req, { config, signIn: oidc, dialect: store.dialect }),
     health: () => panelHealth(store, events),
     prune: async () => {
       const audit = await auth.audit.pruneAudit(config.auditRetentionMs);

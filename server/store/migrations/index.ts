@@ -10,6 +10,7 @@ import type { Dialect } from "../dialect";
 import { initialSchema } from "./001_initial";
 import { alertsSchema } from "./002_alerts";
 import { replicasSchema } from "./003_replicas";
+import { oidcSchema } from "./006_oidc";
 
 export type MigrationFactory = (dialect: Dialect) => Migration;
 
@@ -18,6 +19,7 @@ export const MIGRATIONS: [string, MigrationFactory][] = [
   ["001_initial", initialSchema],
   ["002_alerts", alertsSchema],
   ["003_replicas", replicasSchema],
+  ["006_oidc", oidcSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
