@@ -162,7 +162,14 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
         clock: options.clock,
         ...options.oidc,
         recordEarlyRefusal: (r) =>
-          refusals.record({ sourceAddr: r.sourceAddr }, null, { host: null, unit: null, action: "login", reason: r.reason, outcome: "refused", detail: r.detail }),
+          refusals.record({ sourceAddr: r.sourceAddr }, null, {
+            host: null,
+            unit: null,
+            action: "login",
+            reason: r.reason,
+            outcome: "refused",
+            detail: r.detail,
+          }),
       })
     : null;
   const services: PanelServices = {

@@ -60,7 +60,11 @@ export async function handleOidcRequest(req: Request, deps: OidcRouteDeps): Prom
       return done.ok ? movingOn(done.next, done.setCookies) : refused(done.reason, done.setCookies);
     }
   } catch (err) {
-    if (isDatabaseUnreachable(err)) return new Response(`${unavailableSentence(deps.dialect, err)}\n`, { status: 503, headers: { ...NO_STORE, "Content-Type": "text/plain; charset=utf-8" } });
+    if (isDatabaseUnreachable(err))
+      return new Response(`${unavailableSentence(deps.dialect, err)}\n`, {
+        status: 503,
+        headers: { ...NO_STORE, "Content-Type": "text/plain; charset=utf-8" },
+      });
     throw err;
   }
   return new Response("Not found.\n", { status: 404, headers: NO_STORE });

@@ -71,7 +71,8 @@ function list(value: string | undefined): string[] {
 }
 
 function roles(raw: string | undefined): OidcRoleMapping[] {
-  if (!raw?.trim()) throw new OidcConfigError("GPUDECK_OIDC_ROLES is empty: with no [[panel.oidc.roles]] nobody could sign in; map at least one group to a role");
+  if (!raw?.trim())
+    throw new OidcConfigError("GPUDECK_OIDC_ROLES is empty: with no [[panel.oidc.roles]] nobody could sign in; map at least one group to a role");
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -89,7 +90,8 @@ function roles(raw: string | undefined): OidcRoleMapping[] {
       const problem = unitPatternProblem(u);
       if (problem) throw new OidcConfigError(`[[panel.oidc.roles]] ${i}: ${problem}`);
     }
-    if (units.length > 0 && r.role !== "operator") throw new OidcConfigError(`[[panel.oidc.roles]] ${i}: units are for operators (group ${r.group} is ${r.role})`);
+    if (units.length > 0 && r.role !== "operator")
+      throw new OidcConfigError(`[[panel.oidc.roles]] ${i}: units are for operators (group ${r.group} is ${r.role})`);
     return { group: r.group, role: r.role as Role, units };
   });
 }
@@ -105,14 +107,17 @@ export function loadOidcConfig(env: Env, publicUrl: string | null): OidcConfig |
     throw new OidcConfigError(`GPUDECK_OIDC_ISSUER is not a URL: "${issuer}"`);
   }
   const insecureLoopback = issuerUrl.protocol === "http:" && isLoopbackHost(issuerUrl.hostname);
-  if (issuerUrl.protocol !== "https:" && !insecureLoopback) throw new OidcConfigError("GPUDECK_OIDC_ISSUER must be an https:// URL (http only on a loopback address)");
+  if (issuerUrl.protocol !== "https:" && !insecureLoopback)
+    throw new OidcConfigError("GPUDECK_OIDC_ISSUER must be an https:// URL (http only on a loopback address)");
   const clientId = env.GPUDECK_OIDC_CLIENT_ID?.trim();
   if (!clientId) throw new OidcConfigError("GPUDECK_OIDC_CLIENT_ID is required with GPUDECK_OIDC_ISSUER (gpudeck's client id at the provider)");
-  if (!publicUrl) throw new OidcConfigError("single sign-on needs GPUDECK_PUBLIC_URL (panel.public_url): the redirect URI is <public_url>" + OIDC_CALLBACK_PATH);
+  if (!publicUrl)
+    throw new OidcConfigError("single sign-on needs GPUDECK_PUBLIC_URL (panel.public_url): the redirect URI is <public_url>" + OIDC_CALLBACK_PATH);
   const secretVar = env.GPUDECK_OIDC_CLIENT_SECRET_ENV?.trim() || "GPUDECK_OIDC_CLIENT_SECRET";
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretVar)) throw new OidcConfigError("GPUDECK_OIDC_CLIENT_SECRET_ENV must name an environment variable");
   const secret = env[secretVar] ?? null;
-  if (env.GPUDECK_OIDC_CLIENT_SECRET_ENV?.trim() && !secret) throw new OidcConfigError(`${secretVar} (panel.oidc.client_secret_env) is not set: put the client secret in panel.env`);
+  if (env.GPUDECK_OIDC_CLIENT_SECRET_ENV?.trim() && !secret)
+    throw new OidcConfigError(`${secretVar} (panel.oidc.client_secret_env) is not set: put the client secret in panel.env`);
   const scopes = list(env.GPUDECK_OIDC_SCOPES);
   const finalScopes = scopes.length > 0 ? scopes : ["openid", "profile", "email", "groups"];
   if (!finalScopes.includes("openid")) throw new OidcConfigError('GPUDECK_OIDC_SCOPES must include "openid"');

@@ -106,7 +106,12 @@ export class FlowStore {
       const row = await tx.selectFrom("oidc_flows").selectAll().where("id_hash", "=", sha256Hex(id)).executeTakeFirst();
       if (!row || row.expires_at <= now || row.state !== state) return { ok: false, reason: "bad-state" } as const;
       if (row.used_at !== null) return { ok: false, reason: "replayed" } as const;
-      const marked = await tx.updateTable("oidc_flows").set({ used_at: now }).where("id_hash", "=", row.id_hash).where("used_at", "is", null).executeTakeFirst();
+      const marked = await tx
+        .updateTable("oidc_flows")
+        .set({ used_at: now })
+        .where("id_hash", "=", row.id_hash)
+        .where("used_at", "is", null)
+        .executeTakeFirst();
       if (Number(marked.numUpdatedRows) !== 1) return { ok: false, reason: "replayed" } as const;
       return { ok: true, flow: { state: row.state, nonce: row.nonce, codeVerifier: row.code_verifier, next: row.next } } as const;
     });

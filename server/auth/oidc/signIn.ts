@@ -51,7 +51,8 @@ export function refusalOf(err: unknown): OidcRefusal {
       if (claim === "iss") return "wrong-issuer";
       return "bad-token";
     }
-    if (err.code === "OAUTH_INVALID_RESPONSE" || err.code === "OAUTH_KEY_SELECTION_FAILED" || err.code === "OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED") return "bad-token";
+    if (err.code === "OAUTH_INVALID_RESPONSE" || err.code === "OAUTH_KEY_SELECTION_FAILED" || err.code === "OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED")
+      return "bad-token";
   }
   if (err instanceof Error && /signature/i.test(err.message)) return "bad-token";
   return "provider-unreachable";
@@ -129,7 +130,11 @@ export class OidcSignIn {
     const refuse = (reason: OidcRefusal): FinishResult => ({ ok: false, reason, setCookies: clear });
     const lookup = await this.flows.take(flowIdFromCookies(cookieHeader, meta.secure), requestUrl.searchParams.get("state"));
     if (!lookup.ok) {
-      await this.early(meta, lookup.reason, lookup.reason === "replayed" ? "this sign-in response was used already" : "no sign-in in progress in this browser matches the response's state");
+      await this.early(
+        meta,
+        lookup.reason,
+        lookup.reason === "replayed" ? "this sign-in response was used already" : "no sign-in in progress in this browser matches the response's state",
+      );
       return refuse(lookup.reason);
     }
     const { flow } = lookup;
@@ -139,7 +144,11 @@ export class OidcSignIn {
       // the URL the provider redirected to, whatever Host the request arrived with
       const current = new URL(this.config.redirectUri);
       current.search = requestUrl.search;
-      const tokens = await oidc.authorizationCodeGrant(c, current, { pkceCodeVerifier: flow.codeVerifier, expectedState: flow.state, expectedNonce: flow.nonce });
+      const tokens = await oidc.authorizationCodeGrant(c, current, {
+        pkceCodeVerifier: flow.codeVerifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+      });
       const idClaims = tokens.claims();
       if (!idClaims) throw new Error("the provider sent no ID token");
       claims = { ...idClaims };
@@ -155,7 +164,13 @@ export class OidcSignIn {
     const subject = String(claims.sub);
     const username = typeof claims[this.config.usernameClaim] === "string" ? (claims[this.config.usernameClaim] as string) : "";
     if (usernameProblem(username)) {
-      await this.record(meta, null, "refused", "bad-username", `claim ${this.config.usernameClaim} of sub ${subject.slice(0, 100)}: ${usernameProblem(username)}`);
+      await this.record(
+        meta,
+        null,
+        "refused",
+        "bad-username",
+        `claim ${this.config.usernameClaim} of sub ${subject.slice(0, 100)}: ${usernameProblem(username)}`,
+      );
       return refuse("bad-username");
     }
     const groups = groupsOf(claims, this.config.groupsClaim);
@@ -167,12 +182,26 @@ export class OidcSignIn {
     }
     const account = await accountForSignIn(this.auth.store, this.clock, { subject, username, mapping });
     if (!account.ok) {
-      await this.record(meta, { name: account.user?.username ?? username, role: account.user?.role ?? null }, "refused", account.reason, `sub ${subject.slice(0, 100)}`);
+      await this.record(
+        meta,
+        { name: account.user?.username ?? username, role: account.user?.role ?? null },
+        "refused",
+        account.reason,
+        `sub ${subject.slice(0, 100)}`,
+      );
       return refuse(account.reason);
     }
     const { user } = account;
     if (account.created) {
-      await this.auditRow(meta, user.username, user.role, "user.add", "ok", "oidc: first sign-in", `user=${user.username} role=${user.role} units=${user.unitPatterns.join(",") || "-"} source=oidc`);
+      await this.auditRow(
+        meta,
+        user.username,
+        user.role,
+        "user.add",
+        "ok",
+        "oidc: first sign-in",
+        `user=${user.username} role=${user.role} units=${user.unitPatterns.join(",") || "-"} source=oidc`,
+      );
     }
     if (account.change) {
       const { from, to } = account.change;

@@ -29,7 +29,12 @@ export interface TestProvider {
 export const TEST_CLIENT_ID = "gpudeck";
 export const TEST_CLIENT_SECRET = "a test client secret that is long enough";
 
-export async function startTestProvider(options: { redirectUris: string[]; postLogoutRedirectUris?: string[]; people: TestPerson[]; port?: number }): Promise<TestProvider> {
+export async function startTestProvider(options: {
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  people: TestPerson[];
+  port?: number;
+}): Promise<TestProvider> {
   const people = new Map(options.people.map((p) => [p.preferred_username, p]));
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig" };
@@ -52,6 +57,7 @@ export async function startTestProvider(options: { redirectUris: string[]; postL
     scopes: ["openid", "profile", "email", "groups"],
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     pkce: { required: () => true },
+    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     cookies: { keys: ["test cookie key one two three"] },
     async findAccount(_ctx: unknown, id: string) {
       const person = [...people.values()].find((p) => p.sub === id || p.preferred_username === id);
@@ -120,7 +126,8 @@ export async function signInAtProvider(authorizationUrl: string, login: string, 
     }
     const page = await res.text();
     const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-    if (res.status !== 200 || !action || !page.includes('name="login"')) throw new Error(`unexpected page at the provider (${res.status}): ${page.slice(0, 300)}`);
+    if (res.status !== 200 || !action || !page.includes('name="login"'))
+      throw new Error(`unexpected page at the provider (${res.status}): ${page.slice(0, 300)}`);
     const posted = await fetch(new URL(action, url), {
       method: "POST",
       redirect: "manual",
