@@ -54,7 +54,7 @@ export function LoginForm() {
       {sso && <SsoButton name={sso.name} loginPath={sso.loginPath} next={next} alone={!localLogin} />}
     </>
   );
-  if (!localLogin) return <div className="space-y-4">{ssoPart}</div>;
+  if (!localLogin && params.get("local") !== "1") return <div className="space-y-4">{ssoPart}</div>;
   return (
     <div className="space-y-4">
       {ssoPart}
