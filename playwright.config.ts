@@ -27,12 +27,12 @@ export default defineConfig({
   projects: [
     {
       name: "desktop",
-      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/],
+      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/, /oidc\.spec\.ts/],
       use: { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 }, launchOptions: chromium },
     },
     {
       name: "phone",
-      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/],
+      testIgnore: [/auth\.spec\.ts/, /real-systemd\.spec\.ts/, /oidc\.spec\.ts/],
       use: { ...devices["Pixel 7"], viewport: { width: 390, height: 844 }, launchOptions: chromium },
     },
     {

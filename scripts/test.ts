@@ -36,6 +36,8 @@ const steps: { name: StepName; cmd: string; args: string[]; env?: Record<string,
   { name: "unit", cmd: bin("vitest"), args: ["run", ...vitestJson("unit")] },
   { name: "systemd", cmd: bin("vitest"), args: ["run", "--config", "vitest.e2e.config.ts", ...vitestJson("systemd")] },
   { name: "e2e", cmd: bin("playwright"), args: ["test", "--reporter=list,json"], env: { PLAYWRIGHT_JSON_OUTPUT_FILE: report("e2e") } },
+  // single sign-on in a browser: its own provider and panel on the build the step above used
+  { name: "e2e-oidc", cmd: bin("playwright"), args: ["test", "-c", "e2e/browser/oidc.config.ts", "--reporter=list"] },
 ];
 
 function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<number> {

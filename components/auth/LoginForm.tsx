@@ -5,12 +5,16 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc";
 import { buttonClass, inputClass, loadPage, safeNextPath } from "./shared";
+import { SsoButton, SsoRefusal } from "./SsoSignIn";
 
 export function LoginForm() {
   const trpc = useTRPC();
   const params = useSearchParams();
   const next = safeNextPath(params.get("next"));
   const me = useQuery(trpc.session.me.queryOptions());
+  const options = useQuery(trpc.session.signInOptions.queryOptions());
+  const sso = options.data?.sso ?? null;
+  const localLogin = options.data?.localLogin ?? true;
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const login = useMutation(
@@ -44,66 +48,76 @@ export function LoginForm() {
   }
   const error = login.error;
   const rateLimited = error?.data?.code === "TOO_MANY_REQUESTS";
+  const ssoPart = (
+    <>
+      <SsoRefusal code={params.get("error")} />
+      {sso && <SsoButton name={sso.name} loginPath={sso.loginPath} next={next} alone={!localLogin} />}
+    </>
+  );
+  if (!localLogin && params.get("local") !== "1") return <div className="space-y-4">{ssoPart}</div>;
   return (
-    <form
-      className="space-y-4"
-      onSubmit={(e) => {
-        e.preventDefault();
-        login.mutate({ username: username.trim(), password });
-      }}
-    >
-      {me.data?.setupPending && (
-        <div
-          role="note"
-          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
-        >
-          No admin account exists yet. Open the one-time setup link the panel printed in its console when it started (valid for 1 h), or run{" "}
-          <code>npm run user -- setup-token</code> on the panel host for a new one.
-        </div>
-      )}
-      {me.data?.signedOutReason && !error && me.data.signedOutReason !== "sign in first" && (
-        <p role="status" className="text-sm text-zinc-600 dark:text-zinc-400">
-          {me.data.signedOutReason[0]!.toUpperCase() + me.data.signedOutReason.slice(1)}.
-        </p>
-      )}
-      <label className="block text-sm">
-        <span className="mb-1 block font-medium">User name</span>
-        <input
-          className={inputClass}
-          name="username"
-          autoComplete="username"
-          autoFocus
-          required
-          maxLength={128}
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-        />
-      </label>
-      <label className="block text-sm">
-        <span className="mb-1 block font-medium">Password</span>
-        <input
-          className={inputClass}
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          maxLength={1024}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-      </label>
-      {error && (
-        <p
-          role="alert"
-          data-testid="login-error"
-          className={`rounded-md border px-3 py-2 text-sm ${rateLimited ? "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100" : "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"}`}
-        >
-          {error.message}
-        </p>
-      )}
-      <button type="submit" className={buttonClass} disabled={login.isPending || !username || !password}>
-        {login.isPending ? "Signing in…" : "Sign in"}
-      </button>
-    </form>
+    <div className="space-y-4">
+      {ssoPart}
+      <form
+        className="space-y-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          login.mutate({ username: username.trim(), password });
+        }}
+      >
+        {me.data?.setupPending && (
+          <div
+            role="note"
+            className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          >
+            No admin account exists yet. Open the one-time setup link the panel printed in its console when it started (valid for 1 h), or run{" "}
+            <code>npm run user -- setup-token</code> on the panel host for a new one.
+          </div>
+        )}
+        {me.data?.signedOutReason && !error && me.data.signedOutReason !== "sign in first" && (
+          <p role="status" className="text-sm text-zinc-600 dark:text-zinc-400">
+            {me.data.signedOutReason[0]!.toUpperCase() + me.data.signedOutReason.slice(1)}.
+          </p>
+        )}
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">User name</span>
+          <input
+            className={inputClass}
+            name="username"
+            autoComplete="username"
+            autoFocus
+            required
+            maxLength={128}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+          />
+        </label>
+        <label className="block text-sm">
+          <span className="mb-1 block font-medium">Password</span>
+          <input
+            className={inputClass}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            maxLength={1024}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </label>
+        {error && (
+          <p
+            role="alert"
+            data-testid="login-error"
+            className={`rounded-md border px-3 py-2 text-sm ${rateLimited ? "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100" : "border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"}`}
+          >
+            {error.message}
+          </p>
+        )}
+        <button type="submit" className={buttonClass} disabled={login.isPending || !username || !password}>
+          {login.isPending ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </div>
   );
 }

@@ -59,8 +59,9 @@ export function UserMenu() {
   const pathname = usePathname();
   const logout = useMutation(
     trpc.session.logout.mutationOptions({
-      // a full load: every cache and live stream of the signed-in user goes away
-      onSettled: () => loadPage("/login"),
+      // a full load: every cache and live stream of the signed-in user goes away; signed in
+      // through the provider, its own sign-out next (it sends the browser back to /login)
+      onSettled: (data) => loadPage(data?.endSessionUrl ?? "/login"),
     }),
   );
   const signedOut = me.data !== undefined && !me.data.demo && me.data.user === null;

@@ -161,6 +161,7 @@ export class SessionStore {
         "u.disabled",
         "u.created_at as u_created_at",
         "u.password_changed_at",
+        "u.source",
       ])
       .where("s.id_hash", "=", idHash)
       .executeTakeFirst();
@@ -189,6 +190,7 @@ export class SessionStore {
       createdAt: row.u_created_at,
       passwordChangedAt: row.password_changed_at,
       hasPassword: row.password_hash !== null,
+      source: row.source,
     };
     return { ok: true, user, session: this.info({ ...row, last_seen_at: lastSeen }) };
   }

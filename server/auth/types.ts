@@ -23,6 +23,8 @@ export interface User {
   /** null for users without a local password (reverse-proxy-only accounts). */
   passwordChangedAt: Ms | null;
   hasPassword: boolean;
+  /** "oidc": created by a sign-in through the identity provider (no local password; role from its groups). */
+  source: "local" | "oidc";
 }
 
 /**

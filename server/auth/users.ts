@@ -78,7 +78,7 @@ export function parsePatterns(json: string): string[] {
   }
 }
 
-function toUser(row: UserRow): User {
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     username: row.username,
@@ -89,6 +89,7 @@ function toUser(row: UserRow): User {
     createdAt: row.created_at,
     passwordChangedAt: row.password_changed_at,
     hasPassword: row.password_hash !== null,
+    source: row.source,
   };
 }
 

@@ -79,6 +79,16 @@ export const SETTINGS: readonly Setting[] = [
   { key: "panel.proxy_auth.secret", env: "GPUDECK_PROXY_SECRET", kind: "string", role: "panel", overriddenBy: PROXY_SECRET_VARS },
   { key: "panel.proxy_auth.secret_header", env: "GPUDECK_PROXY_SECRET_HEADER", kind: "string", role: "panel" },
 
+  { key: "panel.oidc.issuer", env: "GPUDECK_OIDC_ISSUER", kind: "string", role: "panel" },
+  { key: "panel.oidc.client_id", env: "GPUDECK_OIDC_CLIENT_ID", kind: "string", role: "panel" },
+  { key: "panel.oidc.client_secret_env", env: "GPUDECK_OIDC_CLIENT_SECRET_ENV", kind: "string", role: "panel" },
+  { key: "panel.oidc.name", env: "GPUDECK_OIDC_NAME", kind: "string", role: "panel" },
+  { key: "panel.oidc.scopes", env: "GPUDECK_OIDC_SCOPES", kind: "list", role: "panel" },
+  { key: "panel.oidc.username_claim", env: "GPUDECK_OIDC_USERNAME_CLAIM", kind: "string", role: "panel" },
+  { key: "panel.oidc.groups_claim", env: "GPUDECK_OIDC_GROUPS_CLAIM", kind: "string", role: "panel" },
+  { key: "panel.oidc.local_login", env: "GPUDECK_OIDC_LOCAL_LOGIN", kind: "boolean", role: "panel" },
+  { key: "panel.oidc.roles", env: "GPUDECK_OIDC_ROLES", kind: "tables", role: "panel" },
+
   { key: "alerts.webhook_url", env: "GPUDECK_ALERT_WEBHOOK_URL", kind: "string", role: "panel" },
   { key: "alerts.rules", env: "GPUDECK_ALERT_RULES", kind: "table", role: "panel" },
   { key: "alerts.channels", env: "GPUDECK_ALERT_CHANNELS", kind: "tables", role: "panel" },
@@ -113,6 +123,7 @@ export const NOT_IN_FILE: Readonly<Record<string, string>> = {
   GPUDECK_DIST_DIR: "a second build folder for test runs",
   GPUDECK_TOKEN_GPU_A: "an example name for a token_env variable",
   GPUDECK_INTERACTIVE: "set by npm start / npm run panel: whether their output is a terminal",
+  GPUDECK_OIDC_CLIENT_SECRET: "a secret: kept in panel.env (panel.oidc.client_secret_env names the variable)",
 };
 
 export function envNamesOf(setting: Setting): readonly string[] {

@@ -12,6 +12,8 @@ export interface PanelUser {
   disabled: boolean;
   /** false: no local password (only usable through the trusted reverse proxy). */
   hasPassword: boolean;
+  /** "oidc": signs in through the identity provider, role and units from its groups. */
+  source: "local" | "oidc";
   createdAt: number;
   passwordChangedAt: number | null;
   /** Last successful sign-in still in the audit log (retention applies); null when none. */

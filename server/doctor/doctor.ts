@@ -14,6 +14,7 @@ import { checkAgent } from "./checks/agents";
 import { checkConfigPrivacy, checkDataDir, checkTlsPair } from "./checks/files";
 import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
 import { checkJournal } from "./checks/journal";
+import { checkOidc } from "./checks/oidc";
 import { checkPublicUrl } from "./checks/panelUrl";
 import { checkSystemBus, checkUnitGlobs } from "./checks/systemd";
 import { checkUnitControl } from "./checks/unitControl";
@@ -127,6 +128,7 @@ async function panelChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | 
   const out: CheckResult[] = [];
   if (config.databaseUrl === null) out.push(await checkDataDir(deps.files, config.dataDir, "panel"));
   out.push(checkPublicUrl(config.publicUrl, env.HOSTNAME ?? "127.0.0.1"));
+  if (config.oidc) out.push(...(await checkOidc(deps.http, config.oidc)));
   const checks = await Promise.all(config.hosts.map((h) => checkAgent(h.tls ? deps.httpForTls(h.tls) : deps.http, h)));
   out.push(...checks);
   if (config.hosts.length === 0) out.push({ id: "agents", status: "warn", detail: "no agents configured (hosts can still be added on the Hosts page)" });

@@ -35,11 +35,13 @@
  *   GPUDECK_SESSIONS_PER_USER (default 20): sessions one user holds; signing in once more ends the oldest
  *   GPUDECK_QUERIES_PER_MINUTE (default 120): expensive queries (journal, diagnosis, history) per user a minute
  *   GPUDECK_BATCH_MAX (default 20): calls in one batched API request
+ *   Single sign-on: GPUDECK_OIDC_* (see server/auth/oidc/config.ts)
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
+import { loadOidcConfig, OidcConfigError, type OidcConfig } from "../auth/oidc/config";
 import { trustedProxyList, trustedProxyRanges, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
 import { EgressConfigError, egressPolicyFromEnv, type EgressPolicy } from "../egress/guard";
@@ -86,6 +88,8 @@ export interface PanelConfig {
   egress: EgressPolicy;
   /** GPUDECK_SECRET_KEY: the key for stored secrets (null: `<dataDir>/secret-key`; ../store/secretBox.ts) */
   secretKey: string | null;
+  /** [panel.oidc]: single sign-on through an OpenID Connect provider; null when off */
+  oidc: OidcConfig | null;
 }
 
 export class PanelConfigError extends Error {}
@@ -167,6 +171,15 @@ function statusToken(value: string | undefined): string | null {
   if (token.length < 16 || !/^[\x21-\x7e]+$/.test(token))
     throw new PanelConfigError("GPUDECK_STATUS_TOKEN must be at least 16 visible ASCII characters (e.g. openssl rand -hex 16)");
   return token;
+}
+
+function oidcConfig(env: Readonly<Record<string, string | undefined>>, publicUrl: string | null): OidcConfig | null {
+  try {
+    return loadOidcConfig(env, publicUrl);
+  } catch (err) {
+    if (err instanceof OidcConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
 }
 
 export function loadPanelConfig(env: Readonly<Record<string, string | undefined>> = process.env): PanelConfig {
@@ -251,6 +264,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     batchMax: whole(env, "GPUDECK_BATCH_MAX", 20),
     egress: egressPolicyOf(env),
     secretKey: env.GPUDECK_SECRET_KEY?.trim() || null,
+    oidc: oidcConfig(env, publicUrl),
   };
 }
 

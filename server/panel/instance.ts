@@ -12,6 +12,7 @@
  */
 import { setEgressPolicy } from "../egress/guard";
 import { PanelAuth, type PanelAuthOptions } from "../auth/panelAuth";
+import { OidcSignIn, type OidcSignInOptions } from "../auth/oidc/signIn";
 import { proxyTrustWarning } from "../auth/proxy";
 import { addressBucket } from "../auth/rateLimit";
 import type { Clock } from "../auth/types";
@@ -31,6 +32,7 @@ import { loadPanelConfig, type PanelConfig } from "./config";
 import { handleAuditCsvRequest } from "./auditCsv";
 import { clientAddress, peerAddress } from "./context";
 import { handlePanelRequest, type PanelEndpoint } from "./handler";
+import { handleOidcRequest } from "./oidcRoutes";
 import { panelHealth, type PanelHealth } from "./health";
 import { ANONYMOUS_REFUSALS_PER_MINUTE, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE, RefusalAuditLimiter, RefusalRecorder } from "./refusals";
 import { QueryRateLimiter } from "./queryLimit";
@@ -57,6 +59,9 @@ export interface Panel {
   handle(req: Request): Promise<Response>;
   /** `/api/audit.csv`. */
   handleAuditCsv(req: Request): Promise<Response>;
+  /** Single sign-on (`/api/auth/oidc/login`, `/api/auth/oidc/callback`); null signIn when not configured. */
+  oidc: OidcSignIn | null;
+  handleOidc(req: Request): Promise<Response>;
   /** `/healthz`: the database and the LISTEN connection. */
   health(): Promise<PanelHealth>;
   /** Housekeeping: audit retention, expired sessions, old panel events and sign-in counters. Returns what was deleted. */
@@ -86,6 +91,8 @@ export interface CreatePanelOptions {
   fleet?: FleetOptions;
   /** Test hooks into alerts (short tick, grouping window and backoff; a stand-in sender). */
   alerts?: Partial<Omit<AlertsConfig, "delivery">> & { delivery?: Partial<AlertsConfig["delivery"]>; send?: SendFn };
+  /** Test hooks into single sign-on (fetch, clock skew). */
+  oidc?: Pick<OidcSignInOptions, "fetch" | "clockSkewSeconds" | "timeoutSeconds">;
   /** Test hooks into the status page (cache lifetimes). */
   statusPage?: Partial<Pick<StatusServiceOptions, "documentTtlMs" | "uptimeTtlMs" | "settingsTtlMs">>;
 }
@@ -156,6 +163,29 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     send,
   });
   const statusPage = new StatusPageService({ fleet, store, envToken: config.statusToken, panelUrl, clock: options.clock, ...options.statusPage });
+  const recorder = (refusals = new RefusalRecorder(
+    auth.audit,
+    refusalAudit,
+    () => null,
+    new RefusalAuditLimiter(ANONYMOUS_REFUSALS_PER_MINUTE, options.clock, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE),
+  ));
+  const oidc = config.oidc
+    ? new OidcSignIn({
+        config: config.oidc,
+        auth,
+        clock: options.clock,
+        ...options.oidc,
+        recordEarlyRefusal: (r) =>
+          recorder.record({ sourceAddr: r.sourceAddr }, null, {
+            host: null,
+            unit: null,
+            action: "login",
+            reason: r.reason,
+            outcome: "refused",
+            detail: r.detail,
+          }),
+      })
+    : null;
   const services: PanelServices = {
     demo: config.demo,
     auth,
@@ -165,12 +195,8 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     store,
     events,
     streams,
-    refusals: (refusals = new RefusalRecorder(
-      auth.audit,
-      refusalAudit,
-      () => null,
-      new RefusalAuditLimiter(ANONYMOUS_REFUSALS_PER_MINUTE, options.clock, ANONYMOUS_REFUSALS_TOTAL_PER_MINUTE),
-    )),
+    refusals: recorder,
+    oidc,
     alerts,
     statusPage,
     shutdown: shutdown.signal,
@@ -207,6 +233,8 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     },
     handle: (req) => handlePanelRequest(req, endpoint),
     handleAuditCsv: (req) => handleAuditCsvRequest(req, endpoint),
+    oidc,
+    handleOidc: (req) => handleOidcRequest(req, { config, signIn: oidc, dialect: store.dialect }),
     health: () => panelHealth(store, events),
     prune: async () => {
       const audit = await auth.audit.pruneAudit(config.auditRetentionMs);

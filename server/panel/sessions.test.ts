@@ -183,7 +183,7 @@ describe("sign-out", () => {
   it("sign-out without a session just clears the cookie", async () => {
     const out = await call(panel, "session.logout", { cookie: "gpudeck_session=" + "x".repeat(43) });
     expect(out.status).toBe(200);
-    expect(out.json?.result?.data).toEqual({ ended: false });
+    expect(out.json?.result?.data).toEqual({ ended: false, endSessionUrl: null });
   });
 });
 

@@ -11,6 +11,7 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { PanelAuth } from "../auth/panelAuth";
 import type { Decision, Subject } from "../auth/authorize";
+import type { OidcSignIn } from "../auth/oidc/signIn";
 import type { Principal } from "../auth/types";
 import type { Actor } from "../contract/actors";
 import { zodIssuesMessage } from "../contract/errors";
@@ -74,6 +75,8 @@ export interface PanelServices {
   queries: QueryRateLimiter;
   /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
   alerts: AlertsService;
+  /** Single sign-on through the OIDC provider; null when not configured. */
+  oidc: OidcSignIn | null;
   /** The stakeholders' status page: its settings and data (server/statusPage/). */
   statusPage: StatusPageService;
   /** Aborted on shutdown: open browser streams end with a retryable error. */

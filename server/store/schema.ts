@@ -19,6 +19,10 @@ export interface UsersTable {
   disabled: ColumnType<number, number | undefined, number>;
   created_at: Ms;
   password_changed_at: Ms | null;
+  /** where the account comes from (migration 006): a local account, or the OIDC provider */
+  source: ColumnType<"local" | "oidc", "local" | "oidc" | undefined, "local" | "oidc">;
+  /** the provider's `sub` for an OIDC account (migration 006) */
+  oidc_subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -118,6 +122,18 @@ export interface ApiTokensTable {
   revoked_at: Ms | null;
 }
 
+/** Sign-ins in progress at the OIDC provider (migration 006): one row per browser sent there, used once. */
+export interface OidcFlowsTable {
+  id_hash: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  next: string;
+  created_at: Ms;
+  expires_at: Ms;
+  used_at: Ms | null;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -129,4 +145,5 @@ export interface PanelSchema extends AlertTables {
   login_limits: LoginLimitsTable;
   audit_once: AuditOnceTable;
   api_tokens: ApiTokensTable;
+  oidc_flows: OidcFlowsTable;
 }

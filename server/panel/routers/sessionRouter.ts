@@ -6,6 +6,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { AuthError } from "../../auth/types";
 import type { Actor } from "../../contract/actors";
+import { OIDC_LOGIN_PATH } from "../../contract/oidc";
 import { router } from "../../trpc";
 import { panelProcedure, signedInProcedure } from "../trpc";
 
@@ -43,6 +44,15 @@ export const sessionRouter = router({
     return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null, unavailable: null };
   }),
 
+  /** How one signs in here: single sign-on's button (its label and route) and whether the password form is shown. Public. */
+  signInOptions: panelProcedure.query(({ ctx }) => {
+    const oidc = ctx.services.oidc;
+    return {
+      sso: oidc ? { name: oidc.config.name, loginPath: OIDC_LOGIN_PATH } : null,
+      localLogin: oidc ? oidc.config.localLogin : true,
+    };
+  }),
+
   login: panelProcedure.input(z.object({ username: usernameInput, password: passwordInput }).strict()).mutation(async ({ input, ctx }) => {
     const { panelRequest: req, services } = ctx;
     if (services.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
@@ -62,8 +72,12 @@ export const sessionRouter = router({
 
   logout: panelProcedure.mutation(async ({ ctx }) => {
     const { panelRequest: req, services } = ctx;
-    if (services.demo) return { ended: false };
+    if (services.demo) return { ended: false, endSessionUrl: null };
     if (req.unavailable) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: req.unavailable });
+    // signed in through the provider: end its session too, where it has an end_session_endpoint
+    const userId = req.principal?.userId ?? null;
+    const fromProvider = services.oidc !== null && userId !== null && (await services.auth.users.getUserById(userId))?.source === "oidc";
+    const endSessionUrl = fromProvider ? await services.oidc!.endSessionUrl() : null;
     const { ended, setCookie } = await services.auth.logout({
       sessionId: req.sessionId,
       secure: req.secure,
@@ -72,7 +86,7 @@ export const sessionRouter = router({
     });
     req.resHeaders.append("Set-Cookie", setCookie);
     services.streams.changed();
-    return { ended };
+    return { ended, endSessionUrl };
   }),
 
   changePassword: signedInProcedure

@@ -153,6 +153,7 @@ const view = async (auth: PanelAuth, u: User): Promise<PanelUser> => ({
   unitPatterns: [...u.unitPatterns],
   disabled: u.disabled,
   hasPassword: u.hasPassword,
+  source: u.source,
   createdAt: u.createdAt,
   passwordChangedAt: u.passwordChangedAt,
   lastSignInAt: await lastSignIn(auth, u.username),

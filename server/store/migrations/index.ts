@@ -13,6 +13,7 @@ import { replicasSchema } from "./003_replicas";
 import { secretsSchema } from "./004_secrets";
 import type { SecretBox } from "../secretBox";
 import { apiTokensSchema } from "./005_api_tokens";
+import { oidcSchema } from "./006_oidc";
 
 /** `secrets`: the panel's key (../secretBox.ts), for migrations that seal stored secrets */
 export type MigrationFactory = (dialect: Dialect, secrets?: SecretBox) => Migration;
@@ -24,6 +25,7 @@ export const MIGRATIONS: [string, MigrationFactory][] = [
   ["003_replicas", replicasSchema],
   ["004_secrets", secretsSchema],
   ["005_api_tokens", apiTokensSchema],
+  ["006_oidc", oidcSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
