@@ -14,7 +14,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { sandboxSupport } from "../e2e/sandbox/sandbox";
 
-export type StepName = "typecheck" | "lint" | "unit" | "systemd" | "e2e";
+export type StepName = "typecheck" | "lint" | "unit" | "systemd" | "e2e" | "e2e-oidc";
 
 export interface Need {
   /** the Debian (and Ubuntu) package that installs it */
@@ -37,7 +37,7 @@ export function needs(env: Record<string, string | undefined> = process.env): Ne
     {
       pkg: "chromium",
       paths: [chromium],
-      steps: ["e2e", "systemd"],
+      steps: ["e2e", "e2e-oidc", "systemd"],
       why: "the browser suite and the browser benchmarks' smoke runs drive Debian's chromium (Playwright cannot download its own here)",
     },
     {
