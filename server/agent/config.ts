@@ -10,6 +10,7 @@
  *   --simulate           GPUDECK_SIMULATE=1
  *   --gpu-interval-ms N  GPUDECK_GPU_INTERVAL_MS (default 1000)
  *   --tls-cert FILE      GPUDECK_AGENT_TLS_CERT  and --tls-key FILE GPUDECK_AGENT_TLS_KEY: serve HTTPS (PEM files)
+ *                        GPUDECK_AGENT_INSECURE_HTTP=1: serve plain HTTP off loopback anyway (refused otherwise)
  *   --crash-loop N/M     GPUDECK_CRASH_LOOP     (N restarts within M make a crash loop; default 5/10m)
  *   --journalctl PATH    GPUDECK_JOURNALCTL     (journalctl for the kernel log's GPU faults; default "journalctl")
  *   GPUDECK_READINESS (JSON) or GPUDECK_READINESS_FILE (a JSON file): per-unit readiness overrides
@@ -43,6 +44,8 @@ export interface AgentConfig {
   simHistory?: boolean;
   /** serve HTTPS with these PEM files (null: plain HTTP, for loopback) */
   tls?: AgentTlsFiles | null;
+  /** GPUDECK_AGENT_INSECURE_HTTP=1: plain HTTP off loopback is wanted (a network the owner trusts) */
+  insecureHttp?: boolean;
   /** N restarts within M minutes make a crash loop (default 5/10m) */
   crashLoopRule?: CrashLoopRule;
   /** journalctl for the kernel log (GPU faults) */
@@ -140,6 +143,7 @@ export function loadAgentConfig(argv: string[], env: Readonly<Record<string, str
     simProfile: profile as SimProfile | undefined,
     simHostname: env.GPUDECK_SIM_HOSTNAME?.trim() || undefined,
     tls: tlsFiles(values["tls-cert"] ?? env.GPUDECK_AGENT_TLS_CERT, values["tls-key"] ?? env.GPUDECK_AGENT_TLS_KEY),
+    insecureHttp: truthy(env.GPUDECK_AGENT_INSECURE_HTTP),
     crashLoopRule,
     journalctlPath: values.journalctl ?? (env.GPUDECK_JOURNALCTL?.trim() || "journalctl"),
     readiness: readinessConfig(env),

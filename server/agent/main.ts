@@ -15,7 +15,7 @@ import { GpuAttributor } from "./gpu/attribution";
 import { SampleHistory } from "./sampleHistory";
 import { HistoryStore } from "./historyStore";
 import { renderMetrics } from "./metrics";
-import { createAgentServer } from "./listen";
+import { createAgentServer, plainHttpRefusal } from "./listen";
 import { closeAgentParts, createAgentParts } from "./agentParts";
 import { closeReadiness, createHttpEngineProbe, startReadiness } from "./readiness/index";
 import { EMPTY_READINESS_CONFIG } from "./readiness/config";
@@ -206,6 +206,11 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw err;
+  }
+  const refusal = plainHttpRefusal(config);
+  if (refusal) {
+    log(`configuration error: ${refusal}`);
+    process.exit(2);
   }
   const agent = await startAgent(config);
   const stop = (signal: string) => {

@@ -130,7 +130,8 @@ export const NOT_IN_FILE: Readonly<Record<string, string>> = {
   GPUDECK_TOKEN_GPU_A: "an example name for a token_env variable",
   GPUDECK_INTERACTIVE: "set by npm start / npm run panel: whether their output is a terminal",
   GPUDECK_SECRET_KEY: "a secret: kept in panel.env, or the key file <data dir>/secret-key made at first start",
-  GPUDECK_AGENT_INSECURE_HTTP: "goes with GPUDECK_AGENT_URL ([[hosts]] have insecure_http)",
+  GPUDECK_AGENT_INSECURE_HTTP:
+    "a deliberate exception, set in the environment: on the agent it allows plain HTTP off loopback; on the panel it goes with GPUDECK_AGENT_URL ([[hosts]] have insecure_http)",
   GPUDECK_URL: "the gpudeck command's panel address, a setting of the machine that runs the command",
   GPUDECK_TOKEN: "the gpudeck command's API token (a secret; or ~/.config/gpudeck/token)",
   GPUDECK_OIDC_CLIENT_SECRET: "a secret: kept in panel.env (panel.oidc.client_secret_env names the variable)",

@@ -120,7 +120,13 @@ describe("gpudeck doctor", () => {
       `[agent]\nunits = ["vllm-*.service"]\nlisten = "0.0.0.0:9300"\nnvidia_smi = "${FAKE_NVIDIA_SMI_PATH}"\ndata_dir = "${dir}/agent"\n`,
     );
     const openOut = (await run(["--config", open], deps())).out;
-    expect(openOut).toMatch(/^WARN +TLS \(agent\) +the agent listens on 0\.0\.0\.0 over plain HTTP: its bearer token travels in clear$/m);
+    expect(openOut).toMatch(/^ERROR +TLS \(agent\) +the agent would serve plain HTTP on 0\.0\.0\.0:9300, off loopback: .*GPUDECK_AGENT_INSECURE_HTTP=1/m);
+    const wanted = deps();
+    wanted.env = { ...wanted.env, GPUDECK_AGENT_INSECURE_HTTP: "1" };
+    const wantedOut = (await run(["--config", open], wanted)).out;
+    expect(wantedOut).toMatch(
+      /^WARN +TLS \(agent\) +the agent listens on 0\.0\.0\.0 over plain HTTP \(GPUDECK_AGENT_INSECURE_HTTP=1\): its bearer token travels in clear$/m,
+    );
     const tls = config(
       "tls.toml",
       `[agent]\nunits = ["vllm-*.service"]\nlisten = "0.0.0.0:9300"\ntls_cert = "missing.crt"\ntls_key = "missing.key"\nnvidia_smi = "${FAKE_NVIDIA_SMI_PATH}"\ndata_dir = "${dir}/agent"\n`,

@@ -6,6 +6,7 @@
  * data dir, each agent's reachability and token, the public URL. Both: the config file itself.
  */
 import { loadAgentConfig } from "../agent/config";
+import { plainHttpRefusal } from "../agent/listen";
 import { loadPanelConfig } from "../panel/config";
 import { applyConfigFile, explainWithConfig, readConfigFile, type AppliedConfig, type Env } from "../config/configFile";
 import type { Role } from "../config/settings";
@@ -103,11 +104,14 @@ async function agentTls(deps: DoctorDeps, config: ReturnType<typeof loadAgentCon
   const tls = (config as { tls?: { certFile: string; keyFile: string } | null }).tls;
   if (tls) return checkTlsPair(deps.files, "agent", tls.certFile, tls.keyFile);
   if (LOOPBACK.test(config.host)) return { id: "TLS (agent)", status: "ok", detail: `plain HTTP on ${config.host} (loopback only)` };
+  const fix = "set agent.tls_cert and agent.tls_key (GPUDECK_AGENT_TLS_CERT/KEY) and give the panel https:// URLs";
+  const refusal = plainHttpRefusal(config);
+  if (refusal) return { id: "TLS (agent)", status: "error", detail: refusal, fix: `${fix}, or set GPUDECK_AGENT_INSECURE_HTTP=1 on a network you trust` };
   return {
     id: "TLS (agent)",
     status: "warn",
-    detail: `the agent listens on ${config.host} over plain HTTP: its bearer token travels in clear`,
-    fix: "set agent.tls_cert and agent.tls_key (GPUDECK_AGENT_TLS_CERT/KEY) and give the panel https:// URLs, or keep the network private",
+    detail: `the agent listens on ${config.host} over plain HTTP (GPUDECK_AGENT_INSECURE_HTTP=1): its bearer token travels in clear`,
+    fix: `${fix}, or keep the network private`,
   };
 }
 
