@@ -10,6 +10,7 @@ import { buttonClass, inputClass } from "@/components/auth/shared";
 import { Field } from "@/components/auth/users/fields";
 import { ErrorNote, OkNote } from "@/components/auth/users/notes";
 import { useTRPC } from "@/components/trpc";
+import { HostTlsFields } from "./HostTlsFields";
 import { useRefreshHosts } from "./hostsData";
 
 const EMPTY = { name: "", url: "", token: "", caPem: "", fingerprint: "", insecureHttp: false };
@@ -95,40 +96,7 @@ export function AddHostForm() {
             />
           )}
         </Field>
-        <Field label="CA file (https, optional)" hint="PEM of the CA the agent's certificate chains to">
-          {(f) => (
-            <input
-              {...f}
-              className={inputClass}
-              name="caFile"
-              type="file"
-              accept=".pem,.crt,.cer,application/x-pem-file"
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (!file) return set({ caPem: "" });
-                void file.text().then((text) => set({ caPem: text }));
-              }}
-            />
-          )}
-        </Field>
-        <Field label="Pinned fingerprint (https, optional)" hint="SHA-256 of the agent's certificate: openssl x509 -noout -fingerprint -sha256 -in agent.crt">
-          {(f) => (
-            <input
-              {...f}
-              className={inputClass}
-              name="fingerprint"
-              autoComplete="off"
-              spellCheck={false}
-              maxLength={200}
-              value={draft.fingerprint}
-              onChange={(e) => set({ fingerprint: e.target.value })}
-            />
-          )}
-        </Field>
-        <label className="flex items-start gap-2 text-sm">
-          <input type="checkbox" name="insecureHttp" checked={draft.insecureHttp} onChange={(e) => set({ insecureHttp: e.target.checked })} />
-          <span>Insecure HTTP: plain http:// to an agent on another machine is meant (its token crosses the network readable)</span>
-        </label>
+        <HostTlsFields draft={draft} set={set} />
         <div className="sm:col-span-3">
           <button type="submit" className={buttonClass} disabled={add.isPending}>
             {add.isPending ? "Adding…" : "Add host"}

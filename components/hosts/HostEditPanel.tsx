@@ -1,17 +1,23 @@
 "use client";
-/** Changing a host added on this page: its URL, and a new token (left empty, the token stays). */
+/**
+ * Changing a host added on this page: its URL, a new token (left empty, the token stays; a URL on
+ * another origin needs it again), its CA file or pinned fingerprint, and "insecure HTTP".
+ */
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { inputClass } from "@/components/auth/shared";
 import { Field } from "@/components/auth/users/fields";
 import { ErrorNote, panelClass, secondaryButton } from "@/components/auth/users/notes";
 import { useTRPC } from "@/components/trpc";
+import { HostTlsFields, type HostTlsDraft } from "./HostTlsFields";
 import type { HostEntry } from "./hostsData";
 
 export function HostEditPanel({ host, onDone, onCancel }: { host: HostEntry; onDone: (message: string) => void; onCancel: () => void }) {
   const trpc = useTRPC();
   const [url, setUrl] = useState(host.url ?? "");
   const [token, setToken] = useState("");
+  const before: HostTlsDraft = { caPem: "", fingerprint: host.fingerprint ?? "", insecureHttp: host.insecureHttp };
+  const [tls, setTls] = useState(before);
   const update = useMutation(trpc.hosts.update.mutationOptions({ onSuccess: (h) => onDone(`Saved ${h.name}. The panel reconnects to its agent.`) }));
   return (
     <form
@@ -19,7 +25,15 @@ export function HostEditPanel({ host, onDone, onCancel }: { host: HostEntry; onD
       aria-label={`Edit ${host.name}`}
       onSubmit={(e) => {
         e.preventDefault();
-        update.mutate({ name: host.name, url: url.trim() !== host.url ? url.trim() : undefined, token: token.trim() || undefined });
+        update.mutate({
+          name: host.name,
+          url: url.trim() !== host.url ? url.trim() : undefined,
+          token: token.trim() || undefined,
+          // only what was changed: a CA left unpicked stays, an emptied fingerprint is removed
+          ...(tls.caPem ? { caPem: tls.caPem } : {}),
+          ...(tls.fingerprint.trim() !== before.fingerprint ? { fingerprint: tls.fingerprint.trim() || null } : {}),
+          ...(tls.insecureHttp !== before.insecureHttp ? { insecureHttp: tls.insecureHttp } : {}),
+        });
       }}
     >
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
@@ -42,6 +56,11 @@ export function HostEditPanel({ host, onDone, onCancel }: { host: HostEntry; onD
             />
           )}
         </Field>
+        <HostTlsFields
+          draft={tls}
+          set={(changes) => setTls({ ...tls, ...changes })}
+          caHint={host.caSet ? "A CA is set; pick a file to replace it." : "PEM of the CA the agent's certificate chains to"}
+        />
       </div>
       {update.error && <ErrorNote>{update.error.message}</ErrorNote>}
       <div className="flex flex-wrap gap-2">

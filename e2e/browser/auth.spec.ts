@@ -273,14 +273,20 @@ test("an admin adds a host nobody can reach: it shows down with a clear error, o
     await theirs.close();
   }
 
-  // edited: a new address (the token stays); the panel reconnects there
+  // edited: a new address on another origin needs the token again (a stored token never follows a
+  // moved URL), and what was typed stays; then the panel reconnects there
   const moved = "http://127.0.0.1:59998";
   await page.goto("/hosts");
   await entry.getByRole("button", { name: "Edit" }).click();
   const edit = page.getByRole("form", { name: `Edit ${name}` });
   await expect(edit.getByLabel("New agent token")).toHaveAttribute("type", "password");
   await expect(edit.getByLabel("New agent token")).toHaveValue("");
+  await expect(edit.getByLabel("Pinned fingerprint (https, optional)")).toHaveValue("");
   await edit.getByLabel("Agent URL").fill(moved);
+  await edit.getByRole("button", { name: `Save ${name}` }).click();
+  await expect(edit).toContainText("give the agent token again");
+  await expect(edit.getByLabel("Agent URL")).toHaveValue(moved);
+  await edit.getByLabel("New agent token").fill(token);
   await edit.getByRole("button", { name: `Save ${name}` }).click();
   await expect(entry.getByRole("status")).toContainText(`Saved ${name}.`);
   await expect(entry.getByTestId("host-error")).toContainText(`the agent at ${moved} could not be reached`);
