@@ -62,6 +62,9 @@ export default defineConfig({
       env: {
         PORT: String(PORT),
         GPUDECK_SIM_SPEED: "2",
+        // a killed process's memory drains in ~22 s (45 simulated): the incident's tests look at it
+        // held, and on a busy machine the page needs longer than the default ~15 s to get there
+        GPUDECK_SIM_DRAIN_S: "45",
         GPUDECK_DATA_DIR: ".data/e2e",
         GPUDECK_ACTION_GUARD_SECONDS: "10",
         GPUDECK_DEMO_FLAKY_UP_S: "20",

@@ -143,7 +143,7 @@ test("the incident: kill, restart, wait in start-pre for draining memory, then r
   });
   await expect(page.getByTestId("diagnosis")).toHaveAttribute("data-code", "waiting-gpu-exited");
 
-  // meanwhile (the memory drains for ~15 s) the fleet overview, the host's GPU strip and its GPUs
+  // meanwhile (the memory drains for ~22 s) the fleet overview, the host's GPU strip and its GPUs
   // page show that memory as held by an exited process
   const other = await context.newPage();
   await other.goto("/");

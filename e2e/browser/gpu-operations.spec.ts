@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 
 // Serving, not just running, and the cure for the incident, on the demo's gpu-a (GPUDECK_SIM_SPEED=2:
-// Kimi's 119 checkpoint shards load in ~9 s, a killed process's memory drains in ~8 s). Runs
+// Kimi's 119 checkpoint shards load in ~9 s, a killed process's memory drains in ~22 s: GPUDECK_SIM_DRAIN_S). Runs
 // after foundation.spec.ts in each project; both leave vllm-kimi-k25.service running and serving.
 test.describe.configure({ mode: "serial" });
 

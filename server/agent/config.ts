@@ -16,7 +16,8 @@
  *   GPUDECK_READINESS (JSON) or GPUDECK_READINESS_FILE (a JSON file): per-unit readiness overrides
  *                        ({ "unit-or-glob": { engine, probeUrl, probe } }, see readiness/config.ts)
  *   Simulated hosts only: GPUDECK_SIM_PROFILE (incident | healthy | fleet), GPUDECK_SIM_HOSTNAME
- *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor)
+ *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor), GPUDECK_SIM_DRAIN_S (a killed
+ *   process's memory drains in this many simulated seconds; default 30)
  */
 import { parseArgs } from "node:util";
 import path from "node:path";

@@ -41,11 +41,14 @@ async function createHost(config: AgentConfig): Promise<HostAdapter> {
   if (config.simulate) {
     const { createSimulatedHost } = await import("./simulator/index");
     const speed = Number(process.env.GPUDECK_SIM_SPEED ?? 1);
+    // how long a killed process's memory drains, in simulated seconds (default 30): the browser
+    // suite lengthens it so a slow machine still sees the memory held when it looks
+    const drainS = Number(process.env.GPUDECK_SIM_DRAIN_S);
     return createSimulatedHost({
       profile: config.simProfile,
       unitGlobs: config.unitGlobs,
       gpuIntervalMs: config.gpuIntervalMs,
-      timing: { speed: Number.isFinite(speed) && speed > 0 ? speed : 1 },
+      timing: { speed: Number.isFinite(speed) && speed > 0 ? speed : 1, ...(Number.isFinite(drainS) && drainS > 0 ? { drainMs: drainS * 1000 } : {}) },
     });
   }
   const [{ createSystemdAdapter }, { createNvidiaSmiAdapter, createProcAdapter }] = await Promise.all([import("./systemd/index"), import("./gpu/index")]);

@@ -122,6 +122,7 @@ export const NOT_IN_FILE: Readonly<Record<string, string>> = {
   GPUDECK_SIM_PROFILE: "simulator only",
   GPUDECK_SIM_HOSTNAME: "simulator only",
   GPUDECK_SIM_SPEED: "simulator only",
+  GPUDECK_SIM_DRAIN_S: "simulator only",
   GPUDECK_DEMO: "set by npm run demo",
   GPUDECK_DEMO_HOSTS: "npm run demo only",
   GPUDECK_DEMO_FLAKY_UP_S: "npm run demo only",
