@@ -128,6 +128,17 @@ describe("action status", () => {
     expect(progressPhase(s, undefined)).toBe("confirm-again");
   });
 
+  it("offers no 'anyway' for a conflict a confirmation cannot override", () => {
+    for (const message of [
+      "vllm-kimi-k25.service already has a GPU-aware restart running (operation 7, waiting-for-gpus); cancel it or wait for it.",
+      "Not killed: the process is not on that GPU.",
+    ]) {
+      const s = refusedStatus("restart", { message, data: { code: "CONFLICT" } }, "INC-1", 3, true);
+      expect(s.needsConfirmation, message).toBeUndefined();
+      expect(progressPhase(s, undefined)).toBe("refused");
+    }
+  });
+
   it("shows any other refusal as refused, with nothing to repeat", () => {
     for (const data of [{ code: "FORBIDDEN" }, null, undefined]) {
       const s = refusedStatus("kill", { message: "Not allowed: admins only.", data }, "", 3);

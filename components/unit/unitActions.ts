@@ -107,8 +107,10 @@ export function operationStatus(action: UnitAction, operation: Operation, atMs: 
 }
 
 /**
- * A refusal; CONFLICT means "confirm again" (the repeat keeps the reason first given and whether
- * it waits for the GPUs) — except a GPU-aware one already running, which no confirmation overrides.
+ * A refusal. Only the action guard's question ("Confirmation required: ada restarted it 10 s ago")
+ * offers "… anyway" (the repeat keeps the reason first given and whether it waits for the GPUs);
+ * other conflicts (a GPU-aware operation already running, a holder not killed) have nothing a
+ * confirmation overrides.
  */
 export function refusedStatus(
   action: UnitAction,
@@ -117,7 +119,7 @@ export function refusedStatus(
   atMs: number,
   waitForGpus = false,
 ): ActionStatus {
-  const again = error.data?.code === "CONFLICT" && !/already has a GPU-aware operation/.test(error.message);
+  const again = error.data?.code === "CONFLICT" && /^Confirmation required: /.test(error.message);
   return {
     action,
     sent: true,
