@@ -4,7 +4,8 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc";
-import { buttonClass, inputClass, loadPage, safeNextPath } from "./shared";
+import { CredentialFields } from "./CredentialFields";
+import { buttonClass, loadPage, safeNextPath } from "./shared";
 import { SsoButton, SsoRefusal } from "./SsoSignIn";
 
 export function LoginForm() {
@@ -79,32 +80,7 @@ export function LoginForm() {
             {me.data.signedOutReason[0]!.toUpperCase() + me.data.signedOutReason.slice(1)}.
           </p>
         )}
-        <label className="block text-sm">
-          <span className="mb-1 block font-medium">User name</span>
-          <input
-            className={inputClass}
-            name="username"
-            autoComplete="username"
-            autoFocus
-            required
-            maxLength={128}
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </label>
-        <label className="block text-sm">
-          <span className="mb-1 block font-medium">Password</span>
-          <input
-            className={inputClass}
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            maxLength={1024}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
+        <CredentialFields username={username} password={password} onUsername={setUsername} onPassword={setPassword} autoFocus />
         {error && (
           <p
             role="alert"

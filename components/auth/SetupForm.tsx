@@ -2,7 +2,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc";
-import { buttonClass, inputClass, loadPage, PASSWORD_HINT } from "./shared";
+import { CredentialFields } from "./CredentialFields";
+import { buttonClass, inputClass, loadPage } from "./shared";
 
 /** First run: the token comes in the URL fragment (#token=…), which never reaches a server log. */
 export function SetupForm() {
@@ -42,33 +43,7 @@ export function SetupForm() {
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
         Create the first admin account. More users: <code>npm run user -- add NAME --role viewer|operator|admin</code>.
       </p>
-      <label className="block text-sm">
-        <span className="mb-1 block font-medium">User name</span>
-        <input
-          className={inputClass}
-          name="username"
-          autoComplete="username"
-          required
-          maxLength={128}
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-        />
-      </label>
-      <label className="block text-sm">
-        <span className="mb-1 block font-medium">Password</span>
-        <input
-          className={inputClass}
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={12}
-          maxLength={1024}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <span className="mt-1 block text-xs text-zinc-500 dark:text-zinc-400">{PASSWORD_HINT}</span>
-      </label>
+      <CredentialFields username={username} password={password} onUsername={setUsername} onPassword={setPassword} newPassword />
       <label className="block text-sm">
         <span className="mb-1 block font-medium">Password again</span>
         <input
