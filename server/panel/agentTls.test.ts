@@ -113,7 +113,7 @@ describe("TLS configuration", () => {
 
   it("the agents file: caFile and fingerprint only for https, readable, well-formed", async () => {
     const parse = (entry: Record<string, string>) => parseAgentsFile(JSON.stringify([{ name: "a", token: TOKEN, ...entry }]), path.join(dir, "x.json"));
-    expect(() => parse({ url: "http://10.0.0.1:9300", fingerprint })).toThrow(/needs an https:\/\/ url/);
+    expect(() => parse({ url: "http://127.0.0.1:9300", fingerprint })).toThrow(/needs an https:\/\/ url/);
     expect(() => parse({ url: "https://10.0.0.1:9300", caFile: "missing.pem" })).toThrow(/cannot read caFile .*missing\.pem: ENOENT/);
     expect(() => parse({ url: "https://10.0.0.1:9300", caFile: key })).toThrow(/holds no PEM certificate/);
     expect(() => parse({ url: "https://10.0.0.1:9300", fingerprint: "12:34" })).toThrow(/not a SHA-256 fingerprint/);
