@@ -97,11 +97,14 @@ describe.skipIf(skip)("a panel over two real hosts", () => {
     );
     trustPeerHeader(true);
     // 300 streams on one session: above the default per-session limit (16), which is not what this measures
-    panel = await createPanel(loadPanelConfig({ GPUDECK_DATA_DIR: dataDir, GPUDECK_AGENTS_FILE: agentsFile, GPUDECK_STREAMS_PER_SESSION: "400" }), {
-      log: () => {},
-      refusalAuditPerMinute: 10_000,
-      fleet: { link: { retryMinMs: 200, retryMaxMs: 1000 } },
-    });
+    panel = await createPanel(
+      loadPanelConfig({ GPUDECK_DATA_DIR: dataDir, GPUDECK_AGENTS_FILE: agentsFile, GPUDECK_STREAMS_PER_SESSION: "400", GPUDECK_STREAMS_PER_USER: "400" }),
+      {
+        log: () => {},
+        refusalAuditPerMinute: 10_000,
+        fleet: { link: { retryMinMs: 200, retryMaxMs: 1000 } },
+      },
+    );
     await addUser(panel, "ada", "admin");
     cookie = await login(panel, "ada");
   }, 120_000);

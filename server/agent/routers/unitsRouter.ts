@@ -23,8 +23,10 @@ export function createUnitsRouter(services: AgentServices) {
   const allowed = (name: string) => allowedUnit(services, name);
   // each reads the journal: asked by many viewers, or in a loop, one read per unit every few seconds
   const diagnoses = new BriefCache<Awaited<ReturnType<typeof diagnoseUnit>>>();
-  // keyed by the unit's state too: a unit that changed gets a fresh answer at once
-  const cacheKey = (name: string) => `${name}\u0000${JSON.stringify(hub.unit(name) ?? null)}`;
+  // keyed by the unit's state, the latest action and its latest job too: a unit that changed, or a
+  // start systemd refused (no state change, but a new answer), gets a fresh answer at once
+  const cacheKey = (name: string) =>
+    `${name}\u0000${JSON.stringify(hub.unit(name) ?? null)}\u0000${hub.recentActions(1)[0]?.id ?? ""}\u0000${JSON.stringify(hub.recentJobs(name, 1))}`;
   const crashLoopReports = new BriefCache<Awaited<ReturnType<ReturnType<typeof agentParts>["crashLoops"]["report"]>>>();
 
   function act(action: UnitAction) {
