@@ -39,7 +39,7 @@ export function TokensSection({ admin = false }: { admin?: boolean }) {
       </p>
       {list.error && <ErrorNote>{list.error.message}</ErrorNote>}
       {revoke.error && <ErrorNote>{revoke.error.message}</ErrorNote>}
-      {tokens.length === 0 && !list.isPending && <p className="text-sm text-zinc-500">No tokens yet.</p>}
+      {tokens.length === 0 && !list.isPending && <p className="text-sm text-zinc-500 dark:text-zinc-400">No tokens yet.</p>}
       <ul className="space-y-2" aria-label="API tokens">
         {tokens.map((t) => (
           <li key={t.id} className="flex flex-wrap items-start justify-between gap-2 rounded-md border border-zinc-200 p-2 text-sm dark:border-zinc-800">

@@ -69,7 +69,7 @@ export function CrashLoopEvidence({ report }: { report: CrashLoopReport }) {
         </p>
       )}
       {!report.lastLogLine && report.lastLogLineHidden && (
-        <p className="text-xs text-zinc-500" data-testid="last-line-hidden">
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="last-line-hidden">
           Last line it wrote: {JOURNAL_HIDDEN}
         </p>
       )}

@@ -75,7 +75,7 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
         )}
         {!r.line && r.lineHidden && (
           <Row name="Last line it logged" testId="engine-line-hidden">
-            <span className="text-zinc-500">{JOURNAL_HIDDEN}</span>
+            <span className="text-zinc-600 dark:text-zinc-400">{JOURNAL_HIDDEN}</span>
           </Row>
         )}
         {timings && <Row name="Stage timings">{timings}</Row>}
