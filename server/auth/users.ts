@@ -105,6 +105,17 @@ function normalisePatterns(patterns: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** Enabled admins (the last one may not be demoted or disabled); `db` may be a transaction. */
+export async function countEnabledAdmins(db: Db): Promise<number> {
+  const r = await db
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("role", "=", "admin")
+    .where("disabled", "=", 0)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 export class UserStore {
   private readonly clock: Clock;
   private readonly setupTokenTtlMs: Ms;
@@ -142,14 +153,8 @@ export class UserStore {
     return row;
   }
 
-  private async countAdmins(db: Db): Promise<number> {
-    const r = await db
-      .selectFrom("users")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("role", "=", "admin")
-      .where("disabled", "=", 0)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+  private countAdmins(db: Db): Promise<number> {
+    return countEnabledAdmins(db);
   }
 
   /** A user's sessions ended or their access changed: every replica's open streams of theirs re-check. */

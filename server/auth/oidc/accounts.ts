@@ -7,12 +7,11 @@
  */
 import type { Selectable } from "kysely";
 import type { OidcRefusal } from "../../contract/oidc";
-import type { Db } from "../../store/database";
 import type { StoreSource } from "../../store/lazyStore";
 import type { UsersTable } from "../../store/schema";
 import type { Clock } from "../types";
 import type { User } from "../types";
-import { toUser, USERS_LOCK } from "../users";
+import { countEnabledAdmins, toUser, USERS_LOCK } from "../users";
 import type { OidcRoleMapping } from "./config";
 
 export interface RoleChange {
@@ -25,16 +24,6 @@ export type AccountResult = { ok: true; user: User; created: boolean; change: Ro
 type Row = Selectable<UsersTable>;
 
 const samePatterns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
-
-async function enabledAdmins(tx: Db): Promise<number> {
-  const r = await tx
-    .selectFrom("users")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("role", "=", "admin")
-    .where("disabled", "=", 0)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
 
 export async function accountForSignIn(
   source: StoreSource,
@@ -73,7 +62,7 @@ export async function accountForSignIn(
       const before = toUser(row);
       if (before.disabled) return { ok: false, reason: "disabled", user: before };
       if (before.role === mapping.role && samePatterns(before.unitPatterns, mapping.units)) return { ok: true, user: before, created: false, change: null };
-      if (before.role === "admin" && mapping.role !== "admin" && (await enabledAdmins(tx)) <= 1) return { ok: false, reason: "last-admin", user: before };
+      if (before.role === "admin" && mapping.role !== "admin" && (await countEnabledAdmins(tx)) <= 1) return { ok: false, reason: "last-admin", user: before };
       const after = await tx
         .updateTable("users")
         .set({ role: mapping.role, unit_patterns: JSON.stringify(mapping.units) })

@@ -52,6 +52,13 @@ async function signedInUser(req: PanelRequest, services: PanelServices) {
 const describe = (t: ApiTokenInfo) =>
   `${t.kind} token '${t.name}' of ${t.owner}: ${t.role}${t.units.length ? ` on ${t.units.join(", ")}` : ""}, expires ${new Date(t.expiresAt).toISOString()}`;
 
+/** An audited call that needs a signed-in caller (refused ones are audited too). */
+const signedInAudited = (describe: Parameters<typeof audited>[0]) =>
+  audited(describe).use(({ ctx, next }) => {
+    if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+    return next({ ctx: { actor: ctx.actor } });
+  });
+
 export const tokensRouter = router({
   /** Your tokens; `all` (admins): everyone's. Never the token itself. */
   list: signedInProcedure.input(z.object({ all: z.boolean().optional() }).strict().optional()).query(async ({ input, ctx }) => {
@@ -64,11 +71,7 @@ export const tokensRouter = router({
     return { tokens: await ctx.services.auth.tokens.list(user.id) };
   }),
 
-  create: audited((raw) => ({ action: "token.create", reason: typeof raw.name === "string" ? `token ${raw.name.slice(0, 64)}` : null }))
-    .use(({ ctx, next }) => {
-      if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
-      return next({ ctx: { actor: ctx.actor } });
-    })
+  create: signedInAudited((raw) => ({ action: "token.create", reason: typeof raw.name === "string" ? `token ${raw.name.slice(0, 64)}` : null }))
     .input(createInput)
     .mutation(async ({ input, ctx }) => {
       const { services, panelRequest: req } = ctx;
@@ -95,11 +98,7 @@ export const tokensRouter = router({
       return { ...made.info, token: made.token };
     }),
 
-  revoke: audited((raw) => ({ action: "token.revoke", reason: typeof raw.id === "number" ? `token #${raw.id}` : null }))
-    .use(({ ctx, next }) => {
-      if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
-      return next({ ctx: { actor: ctx.actor } });
-    })
+  revoke: signedInAudited((raw) => ({ action: "token.revoke", reason: typeof raw.id === "number" ? `token #${raw.id}` : null }))
     .input(idInput)
     .mutation(async ({ input, ctx }) => {
       const { services, panelRequest: req } = ctx;
