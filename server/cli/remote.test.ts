@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunningAgent } from "../agent/main";
 import { createPanelServer, stopPanelServer } from "../panel/serve";
 import { addUser, hostConnected, HOST, startTestAgent, startTestPanel, type TestPanel } from "../panel/panelTestHarness";
@@ -60,12 +60,19 @@ afterAll(async () => {
 
 describe("gpudeck against a real panel", () => {
   it("lists the host's units with state and readiness", async () => {
-    const r = await gpudeck(["units", HOST]);
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^HOST\s+UNIT\s+STATE\s+SUB\s+READINESS/);
-    expect(r.stdout).toMatch(new RegExp(`${HOST}\\s+vllm-embed-small\\.service\\s+active\\s+running\\s+serving`));
-  });
+    // The simulated probe answers a moment after the host connects (readiness "-" until then):
+    // ask again until it has, as a person would.
+    await vi.waitFor(
+      async () => {
+        const r = await gpudeck(["units", HOST]);
+        expect(r.stderr).toBe("");
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/^HOST\s+UNIT\s+STATE\s+SUB\s+READINESS/);
+        expect(r.stdout).toMatch(new RegExp(`${HOST}\\s+vllm-embed-small\\.service\\s+active\\s+running\\s+serving`));
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+  }, 30_000);
 
   it("restarts a unit, prints each step, and exits 0 once it serves again; audited as the token", async () => {
     const r = await gpudeck(["restart", `${HOST}:vllm-embed-small`, "--reason", "deploy 42", "--wait", "serving", "--timeout", "60s"]);
