@@ -6,7 +6,7 @@
  * tokens on the Hosts page, and never leave the server: views carry a hint at most.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { addChannelInput, type AddChannelInput, type ChannelType, type ChannelView, type UpdateChannelInput } from "../contract/alerts";
+import { addChannelInput, type AddChannelInput, type ChannelKind, type ChannelType, type ChannelView, type UpdateChannelInput } from "../contract/alerts";
 import { sameOrigin, secretMustFollowText } from "../contract/origin";
 import type { Store } from "../store/database";
 import { channelSecretContext } from "../store/migrations/004_secrets";
@@ -14,7 +14,7 @@ import { channelSecretContext } from "../store/migrations/004_secrets";
 /** A channel with its secrets, server-side only. */
 export interface Channel {
   id: string;
-  type: ChannelType;
+  type: ChannelKind;
   name: string;
   enabled: boolean;
   source: "panel" | "env";
@@ -140,6 +140,8 @@ export class ChannelStore {
     private readonly fromEnv: readonly Channel[],
     /** how long a read of the table is reused (another replica's change shows within it) */
     private readonly cacheMs = 2000,
+    /** channels made per person (a subscribed browser, server/push/), found by id only: never listed, never sent everything */
+    private readonly dynamic: (id: string) => Promise<Channel | null> = async () => null,
   ) {}
 
   async all(): Promise<Channel[]> {
@@ -172,6 +174,11 @@ export class ChannelStore {
 
   async get(id: string): Promise<Channel | null> {
     return (await this.all()).find((c) => c.id === id) ?? null;
+  }
+
+  /** A per-person channel (a push subscription) by its id; null when there is none (any longer). */
+  resolveDynamic(id: string): Promise<Channel | null> {
+    return this.dynamic(id);
   }
 
   async add(input: AddChannelInput, by: string, nowMs: number): Promise<Channel> {
@@ -253,7 +260,8 @@ export class ChannelStore {
     const config: ChannelConfigJson = c.type === "email" ? { from: c.from ?? undefined, to: c.to, username: c.username } : {};
     const secret: ChannelSecretJson = { url: c.url, ...(c.type === "ntfy" ? { token: c.token } : {}), ...(c.type === "email" ? { password: c.password } : {}) };
     return {
-      type: c.type,
+      // only channels added on the Alerts page are stored, and "push" is never one
+      type: c.type as ChannelType,
       name: c.name,
       enabled: c.enabled ? 1 : 0,
       config: JSON.stringify(config),
@@ -262,7 +270,7 @@ export class ChannelStore {
   }
 }
 
-function fieldsOf(type: ChannelType): string[] {
+function fieldsOf(type: ChannelKind): string[] {
   if (type === "ntfy") return ["token"];
   if (type === "email") return ["from", "to", "username", "password"];
   return [];

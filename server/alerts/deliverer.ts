@@ -83,7 +83,7 @@ export class Deliverer {
     const channels = new Map((await this.channels.all()).map((c) => [c.id, c]));
     for (const { channel_id, head } of heads) {
       if (this.inFlight.has(channel_id) || this.abort.signal.aborted) continue;
-      const channel = channels.get(channel_id);
+      const channel = channels.get(channel_id) ?? (await this.channels.resolveDynamic(channel_id));
       if (!channel) {
         await markOrphaned(store.db, channel_id);
         continue;

@@ -5,7 +5,7 @@
  * (./email.ts). Every send has a timeout; a failure throws an error whose message is safe to
  * store and show: it never holds the channel's URL, token or password.
  */
-import type { AlertWebhookPayload } from "../contract/alerts";
+import type { AlertWebhookPayload, ChannelType } from "../contract/alerts";
 import { guardedFetch } from "../egress/guard";
 import type { Channel } from "./channels";
 import { DeliveryError, redactUrls } from "./deliveryError";
@@ -93,8 +93,10 @@ const sendNtfy: Sender = (channel, payload, signal) => {
 
 const sendMail: Sender = (channel, payload, signal) => sendEmail(channel, { subject: payload.title, text: plainText(payload) }, signal);
 
-export const SENDERS: Record<Channel["type"], Sender> = { webhook: sendWebhook, slack: sendSlack, ntfy: sendNtfy, email: sendMail };
+export const SENDERS: Record<ChannelType, Sender> = { webhook: sendWebhook, slack: sendSlack, ntfy: sendNtfy, email: sendMail };
 
+/** Push channels are sent by the push service (server/push/), which AlertsService puts in front of this. */
 export function sendTo(channel: Channel, payload: AlertWebhookPayload, signal: AbortSignal): Promise<void> {
+  if (channel.type === "push") return Promise.reject(new DeliveryError("push is not set up on this panel"));
   return SENDERS[channel.type](channel, payload, signal);
 }

@@ -12,6 +12,7 @@ import { Deliverer, type SendFn } from "./deliverer";
 import { AlertEngine, type FleetView } from "./engine";
 import { testPayload } from "./message";
 import { enqueueMessage, lastAttempts, listDeliveries } from "./outbox";
+import { sendTo } from "./senders";
 import { describeRules } from "./rules";
 import { addSilence, endSilence, listSilences } from "./silences";
 
@@ -25,6 +26,17 @@ export interface AlertsServiceOptions {
   clock?: () => number;
   /** tests: instead of the real senders */
   send?: SendFn;
+  /** Web Push (server/push/): its channels, the per-device ones by id, and its sender */
+  push?: PushChannels;
+}
+
+/** What the alert delivery needs of the push service (server/push/service.ts fits). */
+export interface PushChannels {
+  /** "push" (everyone's own devices) and "push:<group>": listed like channels from the config */
+  channels(): Channel[];
+  /** a subscribed device's channel ("psub-<id>"), or null */
+  resolve(id: string): Promise<Channel | null>;
+  send: SendFn;
 }
 
 export { ChannelConfigError };
@@ -35,8 +47,21 @@ export class AlertsService {
   readonly engine: AlertEngine;
 
   constructor(private readonly o: AlertsServiceOptions) {
-    this.channels = new ChannelStore(() => o.store.get(), o.config.channels);
-    this.deliverer = new Deliverer(o.store, this.channels, o.config.delivery, o.log, o.send);
+    const push = o.push;
+    this.channels = new ChannelStore(
+      () => o.store.get(),
+      [...o.config.channels, ...(push?.channels() ?? [])],
+      undefined,
+      push ? (id) => push.resolve(id) : undefined,
+    );
+    const send = o.send ?? sendTo;
+    this.deliverer = new Deliverer(
+      o.store,
+      this.channels,
+      o.config.delivery,
+      o.log,
+      push ? (c, p, s) => (c.type === "push" ? push.send(c, p, s) : send(c, p, s)) : send,
+    );
     this.engine = new AlertEngine({
       fleet: o.fleet,
       store: o.store,

@@ -102,6 +102,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: "alerts.retry_hours", env: "GPUDECK_ALERT_RETRY_HOURS", kind: "number", role: "panel" },
   { key: "alerts.rate_per_minute", env: "GPUDECK_ALERT_RATE_PER_MINUTE", kind: "number", role: "panel" },
 
+  { key: "panel.push.enabled", env: "GPUDECK_PUSH", kind: "boolean", role: "panel" },
+  { key: "panel.push.subject", env: "GPUDECK_PUSH_SUBJECT", kind: "string", role: "panel" },
+  { key: "panel.push.groups", env: "GPUDECK_PUSH_GROUPS", kind: "table", role: "panel" },
+
   { key: "status_page.token", env: "GPUDECK_STATUS_TOKEN", kind: "string", role: "panel" },
 
   { key: "retention.audit_days", env: "GPUDECK_AUDIT_RETENTION_DAYS", kind: "number", role: "panel" },
@@ -135,6 +139,7 @@ export const NOT_IN_FILE: Readonly<Record<string, string>> = {
     "a deliberate exception, set in the environment: on the agent it allows plain HTTP off loopback; on the panel it goes with GPUDECK_AGENT_URL ([[hosts]] have insecure_http)",
   GPUDECK_URL: "the gpudeck command's panel address, a setting of the machine that runs the command",
   GPUDECK_TOKEN: "the gpudeck command's API token (a secret; or ~/.config/gpudeck/token)",
+  GPUDECK_PUSH_ALLOW_HTTP_LOOPBACK: "tests only: lets a local push service on plain http at 127.0.0.1 be subscribed",
   GPUDECK_OIDC_CLIENT_SECRET: "a secret: kept in panel.env (panel.oidc.client_secret_env names the variable)",
 };
 

@@ -65,11 +65,13 @@ export interface AlertView {
 
 export const CHANNEL_TYPES = ["webhook", "slack", "ntfy", "email"] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
+/** A channel's kind: those admins add, and "push" (the browsers people subscribed, server/push/; from the config, read-only). */
+export type ChannelKind = ChannelType | "push";
 
 /** A channel as admins see it: secrets never come back, a hint at most. */
 export interface ChannelView {
   id: string;
-  type: ChannelType;
+  type: ChannelKind;
   name: string;
   enabled: boolean;
   /** "panel": added on the Alerts page; "env": GPUDECK_ALERT_WEBHOOK_URL / GPUDECK_ALERT_CHANNELS (read-only here) */

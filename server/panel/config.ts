@@ -36,11 +36,13 @@
  *   GPUDECK_QUERIES_PER_MINUTE (default 120): expensive queries (journal, diagnosis, history) per user a minute
  *   GPUDECK_BATCH_MAX (default 20): calls in one batched API request
  *   Single sign-on: GPUDECK_OIDC_* (see server/auth/oidc/config.ts)
+ *   Web Push: GPUDECK_PUSH, GPUDECK_PUSH_SUBJECT, GPUDECK_PUSH_GROUPS (see server/push/config.ts)
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import path from "node:path";
 import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alerts/config";
+import { loadPushConfig, PushConfigError, type PushConfig } from "../push/config";
 import { loadOidcConfig, OidcConfigError, type OidcConfig } from "../auth/oidc/config";
 import { trustedProxyList, trustedProxyRanges, type ProxyAuthConfig } from "../auth/proxy";
 import { isRole } from "../contract/actors";
@@ -74,6 +76,8 @@ export interface PanelConfig {
   tokenRequestsPerMinute: number;
   proxy: ProxyAuthConfig;
   alerts: AlertsConfig;
+  /** Web Push to subscribed browsers (server/push/config.ts) */
+  push: PushConfig;
   /** GPUDECK_STATUS_TOKEN: the status page is on with this token (never logged) */
   statusToken: string | null;
   /** Live streams of one user across all their sessions (GPUDECK_STREAMS_PER_USER). */
@@ -161,6 +165,15 @@ function alertsConfig(env: Readonly<Record<string, string | undefined>>): Alerts
     return loadAlertsConfig(env);
   } catch (err) {
     if (err instanceof AlertsConfigError) throw new PanelConfigError(err.message);
+    throw err;
+  }
+}
+
+function pushConfig(env: Readonly<Record<string, string | undefined>>): PushConfig {
+  try {
+    return loadPushConfig(env);
+  } catch (err) {
+    if (err instanceof PushConfigError) throw new PanelConfigError(err.message);
     throw err;
   }
 }
@@ -257,6 +270,7 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
       secretHeader,
     },
     alerts: alertsConfig(env),
+    push: pushConfig(env),
     statusToken: statusToken(env.GPUDECK_STATUS_TOKEN),
     streamsPerUser: whole(env, "GPUDECK_STREAMS_PER_USER", 32),
     sessionsPerUser: whole(env, "GPUDECK_SESSIONS_PER_USER", 20),

@@ -26,6 +26,7 @@ import { unreachableReason } from "../store/unavailable";
 import type { AlertsConfig } from "../alerts/config";
 import type { SendFn } from "../alerts/deliverer";
 import { AlertsService } from "../alerts/service";
+import { PushService } from "../push/service";
 import type { StatusHttpDeps } from "../statusPage/http";
 import { StatusPageService, type StatusServiceOptions } from "../statusPage/statusService";
 import { loadPanelConfig, type PanelConfig } from "./config";
@@ -153,7 +154,9 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
   const refusalAudit = new RefusalAuditLimiter(options.refusalAuditPerMinute, options.clock);
   const panelUrl = config.publicUrl ?? options.panelUrl ?? "http://127.0.0.1:3000";
   const { send, delivery, ...alertHooks } = options.alerts ?? {};
+  const push = new PushService({ store, config: config.push, panelUrl, log });
   const alerts = new AlertsService({
+    push,
     fleet,
     store,
     config: { ...config.alerts, ...alertHooks, delivery: { ...config.alerts.delivery, ...delivery } },
@@ -198,6 +201,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     refusals: recorder,
     oidc,
     alerts,
+    push,
     statusPage,
     shutdown: shutdown.signal,
     queries: new QueryRateLimiter(config.queriesPerMinute),

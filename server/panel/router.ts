@@ -16,6 +16,7 @@ import { hostRouter } from "./routers/hostRouter";
 import { hostsRouter } from "./routers/hostsRouter";
 import { revealRouter } from "./routers/revealRouter";
 import { operationsRouter } from "./routers/operationsRouter";
+import { pushRouter } from "./routers/pushRouter";
 import { sessionRouter } from "./routers/sessionRouter";
 import { statusPageRouter } from "./routers/statusPageRouter";
 import { setupRouter } from "./routers/setupRouter";
@@ -38,6 +39,7 @@ export const panelRouter = router({
   alerts: alertsRouter,
   statusPage: statusPageRouter,
   tokens: tokensRouter,
+  push: pushRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

@@ -27,6 +27,7 @@ import type { PanelEventBus } from "../store/eventBus";
 import type { LazyStore } from "../store/lazyStore";
 import { isDatabaseUnreachable, unavailableSentence } from "../store/unavailable";
 import type { AlertsService } from "../alerts/service";
+import type { PushService } from "../push/service";
 import type { StatusPageService } from "../statusPage/statusService";
 import type { QueryRateLimiter } from "./queryLimit";
 import { REFUSAL_CODES, type RefusalRecorder } from "./refusals";
@@ -75,6 +76,8 @@ export interface PanelServices {
   queries: QueryRateLimiter;
   /** Rules → alerts → the outbox → channels; silences (server/alerts/). */
   alerts: AlertsService;
+  /** Web Push to the browsers people subscribed (server/push/). */
+  push: PushService;
   /** Single sign-on through the OIDC provider; null when not configured. */
   oidc: OidcSignIn | null;
   /** The stakeholders' status page: its settings and data (server/statusPage/). */

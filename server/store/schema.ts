@@ -134,6 +134,26 @@ export interface OidcFlowsTable {
   used_at: Ms | null;
 }
 
+/** The panel's VAPID key pair (migration 008): one row, id 1; private_key sealed. */
+export interface PushVapidTable {
+  id: number;
+  public_key: string;
+  private_key: string;
+  created_at: Ms;
+}
+
+/** A browser subscribed to Web Push by a user (migration 008); keys: sealed JSON { p256dh, auth }. */
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  endpoint: string;
+  keys: string;
+  user_agent: string | null;
+  created_at: Ms;
+  last_ok_at: Ms | null;
+  last_error: string | null;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -146,4 +166,6 @@ export interface PanelSchema extends AlertTables {
   audit_once: AuditOnceTable;
   api_tokens: ApiTokensTable;
   oidc_flows: OidcFlowsTable;
+  push_vapid: PushVapidTable;
+  push_subscriptions: PushSubscriptionsTable;
 }
