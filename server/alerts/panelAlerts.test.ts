@@ -93,7 +93,8 @@ describe("channels: admins only, secrets never shown back, everything audited", 
       const r = await mutate("alerts.channels.add", { type: "slack", name: "ml", url: hook.url(SECRET_PATH) }, u);
       expect(r.status).toBe(403);
     }
-    expect(data<ChannelView[]>(await query("alerts.channels.list")).map((c) => c.name)).toEqual(["GPUDECK_ALERT_WEBHOOK_URL"]);
+    // and "push": the browsers people subscribed (server/push/), read-only like the environment's
+    expect(data<ChannelView[]>(await query("alerts.channels.list")).map((c) => c.name)).toEqual(["GPUDECK_ALERT_WEBHOOK_URL", "push"]);
     const rows = await auditSince(mark);
     expect(rows.map((r) => [r.user, r.action, r.outcome])).toEqual([
       ["vera", "alert.channel.add", "refused"],
