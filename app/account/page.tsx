@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AccountForm } from "@/components/auth/AccountForm";
+import { PushSection } from "@/components/account/PushSection";
 import { TokensSection } from "@/components/account/TokensSection";
 
 export const metadata: Metadata = { title: "Account · gpudeck" };
@@ -9,6 +10,7 @@ export default function AccountPage() {
     <div className="mx-auto max-w-sm space-y-4 py-6">
       <h1 className="text-xl font-semibold">Change password</h1>
       <AccountForm />
+      <PushSection />
       <TokensSection />
     </div>
   );

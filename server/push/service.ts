@@ -113,7 +113,7 @@ export class PushService {
   };
 
   /** The subscription ids a fan-out channel reaches for this message. */
-  async recipients(channelName: string, payload: AlertWebhookPayload): Promise<number[]> {
+  async recipients(channelName: string, _payload: AlertWebhookPayload): Promise<number[]> {
     const users = await subscribedUsers(await this.o.store.get());
     if (channelName === PUSH_CHANNEL) {
       // everyone who may see the units the message is about (today every signed-in role may view every unit)
