@@ -17,6 +17,7 @@ import { checkNvidiaSmi, checkPersistenceMode } from "./checks/gpu";
 import { checkJournal } from "./checks/journal";
 import { checkOidc } from "./checks/oidc";
 import { checkPublicUrl } from "./checks/panelUrl";
+import { checkPush } from "./checks/push";
 import { checkSystemBus, checkUnitGlobs } from "./checks/systemd";
 import { checkUnitControl } from "./checks/unitControl";
 import { secretKeysIn } from "./secrets";
@@ -132,6 +133,7 @@ async function panelChecks(deps: DoctorDeps, env: Env, applied: AppliedConfig | 
   const out: CheckResult[] = [];
   if (config.databaseUrl === null) out.push(await checkDataDir(deps.files, config.dataDir, "panel"));
   out.push(checkPublicUrl(config.publicUrl, env.HOSTNAME ?? "127.0.0.1"));
+  out.push(checkPush(config.push, config.publicUrl));
   if (config.oidc) out.push(...(await checkOidc(deps.http, config.oidc)));
   const checks = await Promise.all(config.hosts.map((h) => checkAgent(h.tls ? deps.httpForTls(h.tls) : deps.http, h)));
   out.push(...checks);
