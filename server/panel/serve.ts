@@ -44,8 +44,11 @@ export function setPeerHeader(req: IncomingMessage): void {
 /** The status page (`/status`, `/status/<token>`): it checks its own switch and token (server/statusPage/http.ts). */
 export const STATUS_PAGE_PATH = /^\/status(\/[^/]+)?\/?$/;
 
+/** The installable app's files (browsers fetch the manifest without cookies): no data in them. */
+const APP_FILES = [/^\/manifest\.webmanifest$/, /^\/sw\.js$/, /^\/icon(-\d+)?\.(png|svg)$/];
+
 /** Paths anyone may load: sign-in and setup pages, Next's assets, the API and the status page (they check themselves). */
-const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/, STATUS_PAGE_PATH];
+const PUBLIC_PATHS = [/^\/_next\//, /^\/api\//, /^\/login\/?$/, /^\/setup\/?$/, /^\/favicon\.ico$/, /^\/robots\.txt$/, STATUS_PAGE_PATH, ...APP_FILES];
 
 /** Where a page request must go instead (the sign-in page), or null to serve it. */
 export async function pageRedirect(req: IncomingMessage, panel: Pick<Panel, "config" | "auth">): Promise<{ location: string; clearCookie: boolean } | null> {
