@@ -68,6 +68,11 @@ describe("subscribing", () => {
     expect(await replica.publicKey()).toBe(publicKey);
   });
 
+  it("needs a signed-in caller", async () => {
+    expect((await call(panel, "push.vapidPublicKey", { method: "GET", headers: { host: "gpudeck.example" } })).status).toBe(401);
+    expect((await call(panel, "push.subscribe", { input: { subscription: phones.subscription("nobody") }, headers })).status).toBe(401);
+  });
+
   it("refuses an http endpoint off loopback, and input that is not a PushSubscription", async () => {
     const good = phones.subscription("unused");
     const plain = await mutate("push.subscribe", { subscription: { ...good, endpoint: "http://push.example.com/x" } }, "ada");
