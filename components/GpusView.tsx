@@ -1,12 +1,13 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { HostHeader } from "@/components/fleet/HostHeader";
 import { GpuFaults, useHostFaults } from "@/components/gpus/GpuFaults";
 import { GpuHealth } from "@/components/gpus/GpuHealth";
 import { GpuHolders } from "@/components/gpus/GpuHolders";
 import { MemoryPoolNote } from "@/components/gpus/MemoryPoolNote";
 import { formatUsedOfTotal } from "@/server/contract/format";
+import { decodeGpuHistory } from "@/server/contract/gpuHistory";
 import { GpuTelemetryChart } from "@/components/GpuTelemetryChart";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
@@ -23,14 +24,17 @@ export function GpusView({ host }: { host: string }) {
   const live = store.host(host);
   const now = useNow();
   const [sinceMs] = useState(() => Date.now() - 30 * 60_000);
-  const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs }, { staleTime: Infinity }));
+  // bucketed by the agent at about a card's width (30 min at 1 s would be 1,800 rows per GPU)
+  const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs, points: 600 }, { staleTime: Infinity }));
   // a host snapshot (the agent came back): what it sampled meanwhile is in its history
   const snapshots = live?.snapshots ?? 0;
   const { refetch } = history;
   useEffect(() => {
     if (snapshots > 1) void refetch();
   }, [snapshots, refetch]);
-  const samples = mergeSamples(history.data ?? [], live?.gpuRecent ?? []);
+  const series = history.data;
+  const decoded = useMemo(() => (series && !Array.isArray(series) ? decodeGpuHistory(series) : (series ?? [])), [series]);
+  const samples = mergeSamples(decoded, live?.gpuRecent ?? []);
   const sample = live?.gpu ?? null;
   const telemetry = live?.telemetry ?? null;
   const { faults, error: faultsError } = useHostFaults(host);

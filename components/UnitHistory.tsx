@@ -5,6 +5,7 @@
  * memory draining to zero is the incident, at a glance.
  */
 import { useCallback, useState } from "react";
+import { useElementWidth } from "@/components/useElementWidth";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
 import { auditUnitHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
@@ -20,9 +21,15 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
   const [mode, setMode] = useState<StackMode>("sum");
   const [gpu, setGpu] = useState<string | null>(null);
   const [hoverMs, setHoverMs] = useState<number | null>(null);
-  // history for the widest range once; the components clip to the window
-  const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
-  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs);
+  // history for the range chosen (24 h only when asked for), at about the chart's width in points;
+  // the components clip to the window. The start moves with the range, not with the clock.
+  const [sinceMs, setSinceMs] = useState(() => Date.now() - RANGE_MS["15m"]);
+  const onRangeChange = useCallback((r: TimeRange) => {
+    setRange(r);
+    setSinceMs(Date.now() - RANGE_MS[r]);
+  }, []);
+  const [box, widthPx] = useElementWidth(1200);
+  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs, widthPx);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -40,12 +47,13 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
       <h2 id="history-heading" className="text-sm font-semibold">
         State and GPU memory
       </h2>
+      <div ref={box} aria-hidden className="h-0 w-full" />
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
       <StateTimeline
         transitions={transitions}
         markers={markers}
         range={range}
-        onRangeChange={setRange}
+        onRangeChange={onRangeChange}
         nowMs={now}
         onWindowChange={onWindowChange}
         unitName={name}

@@ -16,6 +16,7 @@ import { agentParts } from "../agentParts";
 import { readinessOf } from "../readiness/index";
 import { stopLoop } from "../crashLoop/stopLoop";
 import { beginGpuAwareAction, gpuAwareRequested } from "./gpuAwareAction";
+import { gpuHistoryReply } from "../gpuHistoryReply";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
 
 export function createUnitsRouter(services: AgentServices) {
@@ -83,8 +84,10 @@ export function createUnitsRouter(services: AgentServices) {
       const name = allowed(input.name);
       const parts = agentParts(hub);
       const sinceMs = input.sinceMs ?? 0;
+      const gpu = input.points ? { gpu: gpuHistoryReply(hub.gpuHistory, { sinceMs, untilMs: input.untilMs, points: input.points }) } : {};
       return {
         ...hub.timeline(name, sinceMs * 1000),
+        ...gpu,
         faults: parts.faults.list({ sinceMs, unit: name }),
         operations: parts.operations.list(name).filter((o) => o.atMs >= sinceMs),
         /** the readiness lane: state and stage changes (serving, loading weights …) */
