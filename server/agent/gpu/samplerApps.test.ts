@@ -27,6 +27,28 @@ async function waitFor(what: string, probe: () => boolean, timeoutMs = 8000): Pr
   }
 }
 
+describe("telemetry lanes from the fake nvidia-smi", () => {
+  it("utilization.memory, power.limit, clocks.sm, clocks.max.sm arrive; [N/A] is null, never 0", async () => {
+    const gpus = [
+      fakeGpu(0, { smClockMHz: 1410, smClockMaxMHz: 1980, powerLimitW: 600, utilizationMemoryPct: 37 }),
+      fakeGpu(1, { powerW: null, powerLimitW: null, smClockMaxMHz: null, utilizationMemoryPct: null }),
+    ];
+    const state = new FakeNvidiaSmiStateFile({ gpus, allocations: [] });
+    cleanups.push(() => state.dispose());
+    const samples: GpuRawSample[] = [];
+    const sampler = new NvidiaSmiSampler({ nvidiaSmiPath: FAKE_NVIDIA_SMI_PATH, intervalMs: INTERVAL, env: state.env() });
+    cleanups.push(() => sampler.close());
+    sampler.start(
+      (s) => samples.push(s),
+      () => {},
+    );
+    await waitFor("a sample", () => samples.length > 0);
+    const [a, b] = samples[0]!.gpus;
+    expect(a).toMatchObject({ smClockMHz: 1410, smClockMaxMHz: 1980, powerLimitW: 600, memoryUtilizationPct: 37, powerW: 75.5 });
+    expect(b).toMatchObject({ smClockMHz: 1980, smClockMaxMHz: null, powerLimitW: null, memoryUtilizationPct: null, powerW: null });
+  });
+});
+
 describe("compute apps on change", () => {
   it("steady memory: asked every appsRefreshMs, not every interval; a new holder is seen within a few intervals", async () => {
     const a = holder();
