@@ -8,14 +8,14 @@ import { GpuHolders } from "@/components/gpus/GpuHolders";
 import { MemoryPoolNote } from "@/components/gpus/MemoryPoolNote";
 import { formatUsedOfTotal } from "@/server/contract/format";
 import { decodeGpuHistory } from "@/server/contract/gpuHistory";
-import { GpuTelemetryChart } from "@/components/GpuTelemetryChart";
+import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import { mergeSamples } from "@/components/useUnitHistory";
 
 /**
- * Every GPU of one host: memory, utilisation, temperature, power over time, why its clocks are
- * held down, ECC errors, and who holds its memory; on unified-memory hosts the system memory they
+ * Every GPU of one host: memory, utilisation, power, temperature and SM clock over time (lanes,
+ * with the spans its clocks were held down shaded), why its clocks are held down now, ECC errors, and who holds its memory; on unified-memory hosts the system memory they
  * share; below, the host's GPU faults (Xid).
  */
 export function GpusView({ host }: { host: string }) {
@@ -87,10 +87,21 @@ export function GpusView({ host }: { host: string }) {
               </div>
               <div>
                 <dt className="inline text-zinc-500 dark:text-zinc-400">power </dt>
-                <dd className="inline tabular-nums">{g.powerW == null ? "n/a" : `${g.powerW} W`}</dd>
+                <dd className="inline tabular-nums">
+                  {g.powerW == null ? "n/a" : `${g.powerW} W`}
+                  {g.powerLimitW != null && ` of ${g.powerLimitW} W`}
+                </dd>
               </div>
+              {g.smClockMHz != null && (
+                <div>
+                  <dt className="inline text-zinc-500 dark:text-zinc-400">SM clock </dt>
+                  <dd className="inline tabular-nums">
+                    {g.smClockMHz} MHz{g.smClockMaxMHz != null && ` of ${g.smClockMaxMHz}`}
+                  </dd>
+                </div>
+              )}
             </dl>
-            <GpuTelemetryChart samples={samples} uuid={g.uuid} />
+            <TelemetryLanes samples={samples} gpuUuids={[g.uuid]} subject={`GPU ${g.index ?? "?"}`} laneHeight={40} />
             <GpuHealth gpu={g} faults={faults.filter((f) => f.gpuUuid === g.uuid || (f.gpuIndex != null && f.gpuIndex === g.index)).length} />
             <GpuHolders host={host} gpu={g} nowMs={now} />
           </section>

@@ -4,7 +4,9 @@
  * and its GPU memory directly below, on one time axis: a long start-pre segment above a band of
  * memory draining to zero is the incident, at a glance.
  */
-import { useCallback, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
+import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
+import { unitGpuUuids } from "@/components/gpu-chart/stack";
 import { useElementWidth } from "@/components/useElementWidth";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
 import { auditUnitHref } from "@/components/fleet/links";
@@ -40,12 +42,17 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
     auditId: a.id,
     href: auditUnitHref(name),
   }));
+  // the lanes fold the GPUs the memory chart shows: the one chosen, else the unit's
+  const laneGpus = useMemo(
+    () => (mode === "per-gpu" && gpu ? [gpu] : unitGpuUuids(samples, name, window?.fromMs, window?.toMs)),
+    [mode, gpu, samples, name, window],
+  );
   const onWindowChange = useCallback((fromMs: number, toMs: number) => setWindow({ fromMs, toMs }), []);
 
   return (
     <section aria-labelledby="history-heading" className="space-y-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="unit-history">
       <h2 id="history-heading" className="text-sm font-semibold">
-        State and GPU memory
+        State, GPU memory and telemetry
       </h2>
       <div ref={box} aria-hidden className="h-0 w-full" />
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
@@ -79,6 +86,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         onHoverMs={setHoverMs}
         height={200}
       />
+      <TelemetryLanes samples={samples} gpuUuids={laneGpus} window={window} subject={laneGpus.length === 1 ? "the GPU's" : "the unit's GPUs'"} />
     </section>
   );
 }

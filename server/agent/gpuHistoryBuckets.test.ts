@@ -102,6 +102,17 @@ describe("one bucket holding a spike", () => {
     expect(decoded.filter((s) => s.gpus[0]!.memoryUsedMiB === 139_000)).toHaveLength(1);
   });
 
+  it("throttle reasons: active in the bucket where they were reported; not reported stays null", () => {
+    const throttled = samples.map((s, i) => ({
+      ...s,
+      gpus: s.gpus.map((g) => ({ ...g, throttleReasons: i < 24 ? null : i === 181 ? ["sw_power_cap"] : [] })),
+    }));
+    const out = decodeGpuHistory(bucketGpuHistory(throttled, { sinceMs: samples[0]!.atMs, points: 30 }));
+    expect(out[0]!.gpus[0]!.throttleReasons).toBeNull();
+    expect(out.filter((s) => s.gpus[0]!.throttleReasons?.includes("sw_power_cap"))).toHaveLength(1);
+    expect(out.at(-1)!.gpus[0]!.throttleReasons).toEqual([]);
+  });
+
   it("values not reported ([N/A]) stay null, never 0", () => {
     for (const s of decoded) {
       const g = s.gpus[0] as DecodedGpu;

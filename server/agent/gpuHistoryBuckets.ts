@@ -5,7 +5,7 @@
  * unattributed memory at its peak; telemetry at the bucket's max (utilisation, power,
  * temperature) or min (SM clock). Buckets with no sample are left out (a pause stays a gap).
  */
-import { deltaEncode, runLengthEncode, type GpuHistoryGpu, type GpuHistoryHolder, type GpuHistorySeries } from "../contract/gpuHistory";
+import { deltaEncode, indexRanges, runLengthEncode, type GpuHistoryGpu, type GpuHistoryHolder, type GpuHistorySeries } from "../contract/gpuHistory";
 import type { GpuHolder, GpuSample, HolderKind, ProcState } from "../contract/types";
 
 interface GpuAcc {
@@ -26,6 +26,8 @@ interface GpuAcc {
   powerLimit: (number | null)[];
   sm: (number | null)[];
   smMax: (number | null)[];
+  throttleKnown: Uint8Array;
+  throttle: Map<string, number[]>;
 }
 
 const peak = (a: number | null | undefined, b: number | null | undefined): number | null => (a == null ? (b ?? null) : b == null ? a : Math.max(a, b));
@@ -85,6 +87,8 @@ export function bucketGpuHistory(samples: readonly GpuSample[], opts: { sinceMs:
           powerLimit: col(),
           sm: col(),
           smMax: col(),
+          throttleKnown: new Uint8Array(rows),
+          throttle: new Map(),
         };
         gpus.set(g.uuid, a);
       }
@@ -104,6 +108,14 @@ export function bucketGpuHistory(samples: readonly GpuSample[], opts: { sinceMs:
       a.powerLimit[r] = lastKnown(a.powerLimit[r], g.powerLimitW);
       a.sm[r] = low(a.sm[r], g.smClockMHz);
       a.smMax[r] = lastKnown(a.smMax[r], g.smClockMaxMHz);
+      if (g.throttleReasons) {
+        a.throttleKnown[r] = 1;
+        for (const reason of g.throttleReasons) {
+          let col = a.throttle.get(reason);
+          if (!col) a.throttle.set(reason, (col = new Array<number>(rows).fill(0)));
+          col[r] = 1;
+        }
+      }
       // processes of one class summed in this sample, then the class's peak over the bucket
       const sums = new Map<string, number>();
       for (const h of g.holders) {
@@ -121,13 +133,7 @@ export function bucketGpuHistory(samples: readonly GpuSample[], opts: { sinceMs:
   });
   const out: GpuHistoryGpu[] = [];
   for (const a of gpus.values()) {
-    const absent: [number, number][] = [];
-    for (let i = 0; i < rows; i++) {
-      if (a.present[i]) continue;
-      const start = i;
-      while (i < rows && !a.present[i]) i++;
-      absent.push([start, i]);
-    }
+    const absent = indexRanges(rows, (i) => !a.present[i]);
     const holders: GpuHistoryHolder[] = [...a.holders.values()].map((h) => ({ kind: h.kind, unit: h.unit, state: h.state, usedMaxMiB: deltaEncode(h.used) }));
     out.push({
       uuid: a.uuid,
@@ -147,6 +153,8 @@ export function bucketGpuHistory(samples: readonly GpuSample[], opts: { sinceMs:
       powerLimitW: deltaEncode(a.powerLimit),
       smClockMHz: deltaEncode(a.sm),
       smClockMaxMHz: deltaEncode(a.smMax),
+      throttle: [...a.throttle].map(([reason, active]) => ({ reason, active: runLengthEncode(active) })),
+      throttleUnknown: indexRanges(rows, (i) => a.present[i] === 1 && !a.throttleKnown[i]),
     });
   }
   return { format: "buckets-v1", fromMs, toMs, bucketMs, sourceSamples: inRange.length, atMs: deltaEncode(at), gpus: out };

@@ -50,6 +50,10 @@ export interface GpuHistoryGpu {
   /** the bucket's lowest SM clock (a throttled moment is not averaged away) */
   smClockMHz: DeltaColumn;
   smClockMaxMHz: DeltaColumn;
+  /** why clocks were held down: per reason, 1 in the buckets where it was active at some sample */
+  throttle: { reason: string; active: DeltaColumn }[];
+  /** [from, to) bucket ranges with no throttle reasons reported (null, not "none") */
+  throttleUnknown: [number, number][];
 }
 
 export interface GpuHistorySeries {
@@ -140,8 +144,7 @@ export function decodeGpuHistory(series: GpuHistorySeries): GpuSample[] {
     const last = deltaDecode(g.usedLastMiB);
     const below = runLengthDecode(g.usedBelowLastMiB);
     const above = runLengthDecode(g.usedAboveLastMiB);
-    const absent = new Uint8Array(n);
-    for (const [from, to] of g.absent) absent.fill(1, Math.max(0, from), Math.min(n, to));
+    const absent = rangeMask(g.absent, n);
     return {
       g,
       absent,
@@ -157,6 +160,8 @@ export function decodeGpuHistory(series: GpuHistorySeries): GpuSample[] {
       powerLimit: deltaDecode(g.powerLimitW),
       sm: deltaDecode(g.smClockMHz),
       smMax: deltaDecode(g.smClockMaxMHz),
+      throttle: (g.throttle ?? []).map((t) => ({ reason: t.reason, active: runLengthDecode(t.active) })),
+      throttleUnknown: rangeMask(g.throttleUnknown ?? [], n),
     };
   });
   const out: GpuSample[] = new Array(n);
@@ -187,10 +192,29 @@ export function decodeGpuHistory(series: GpuHistorySeries): GpuSample[] {
         smClockMaxMHz: c.smMax[i] ?? null,
         unattributedMiB: c.unattributed[i] ?? 0,
         holders,
+        throttleReasons: c.throttleUnknown[i] ? null : c.throttle.filter((t) => t.active[i]).map((t) => t.reason),
       };
       gpus.push(gpu);
     }
     out[i] = { atMs: at[i]!, gpus };
+  }
+  return out;
+}
+
+function rangeMask(ranges: readonly [number, number][], n: number): Uint8Array {
+  const mask = new Uint8Array(n);
+  for (const [from, to] of ranges) mask.fill(1, Math.max(0, from), Math.min(n, to));
+  return mask;
+}
+
+/** [from, to) ranges of the indices in 0..n where `on(i)`. */
+export function indexRanges(n: number, on: (i: number) => boolean): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < n; i++) {
+    if (!on(i)) continue;
+    const start = i;
+    while (i < n && on(i)) i++;
+    out.push([start, i]);
   }
   return out;
 }
