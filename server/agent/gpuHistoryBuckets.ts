@@ -18,7 +18,8 @@ interface GpuAcc {
   min: (number | null)[];
   max: (number | null)[];
   unattributed: (number | null)[];
-  holders: Map<string, { kind: HolderKind; unit: string | null; state: ProcState; used: number[] }>;
+  /** stamp/sum: the sample being summed and its running sum */
+  holders: Map<string, { kind: HolderKind; unit: string | null; state: ProcState; used: number[]; stamp: number; sum: number }>;
   util: (number | null)[];
   memUtil: (number | null)[];
   temp: (number | null)[];
@@ -116,18 +117,18 @@ export function bucketGpuHistory(samples: readonly GpuSample[], opts: { sinceMs:
           col[r] = 1;
         }
       }
-      // processes of one class summed in this sample, then the class's peak over the bucket
-      const sums = new Map<string, number>();
+      // processes of one class summed in this sample (a running sum: usedMiB ≥ 0), then the class's peak over the bucket
       for (const h of g.holders) {
         const key = holderKey(h);
-        sums.set(key, (sums.get(key) ?? 0) + h.usedMiB);
         let hs = a.holders.get(key);
-        if (!hs) a.holders.set(key, (hs = { kind: h.kind, unit: h.unit, state: h.state, used: new Array<number>(rows).fill(0) }));
+        if (!hs) a.holders.set(key, (hs = { kind: h.kind, unit: h.unit, state: h.state, used: new Array<number>(rows).fill(0), stamp: -1, sum: 0 }));
         hs.state = h.state;
-      }
-      for (const [key, v] of sums) {
-        const hs = a.holders.get(key)!;
-        if (v > hs.used[r]!) hs.used[r] = v;
+        if (hs.stamp !== k) {
+          hs.stamp = k;
+          hs.sum = 0;
+        }
+        hs.sum += h.usedMiB;
+        if (hs.sum > hs.used[r]!) hs.used[r] = hs.sum;
       }
     }
   });
