@@ -53,6 +53,9 @@ export const timelineInput = z
   })
   .strict();
 
+/** units.engineHistory: the engine's load and latency since `sinceMs`, at most `points` rows (./readiness.ts EngineHistoryRow). */
+export const engineHistoryInput = z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative(), points: historyPoints }).strict();
+
 export const journalInput = z.object({ name: unitNameSchema, lines: z.number().int().min(1).max(2000).default(200) }).strict();
 
 export const followJournalInput = z.object({ name: unitNameSchema, lastEventId: lastEventIdSchema }).strict();
@@ -95,6 +98,7 @@ export const hostTimelineInput = timelineInput.extend(onHost);
 export const hostJournalInput = journalInput.extend(onHost);
 export const hostFollowJournalInput = followJournalInput.extend(onHost);
 export const hostGpuHistoryInput = gpuHistoryInput.extend(onHost);
+export const hostEngineHistoryInput = engineHistoryInput.extend(onHost);
 
 /** `events.watch` at the panel: what to watch (see WatchScope in ./fleet.ts). */
 export const panelWatchInput = z.discriminatedUnion("watch", [

@@ -7,7 +7,8 @@
  * `unknown` and cost nothing (no probes, not followed).
  */
 import type { AgentEvent, StoredEvent } from "../../contract/events";
-import { unknownReadiness, type EngineMetrics, type Readiness, type ReadinessTransition } from "../../contract/readiness";
+import { unknownReadiness, type EngineHistoryRow, type EngineMetrics, type Readiness, type ReadinessTransition } from "../../contract/readiness";
+import { EngineHistory } from "./engineHistory";
 import type { JournalEntry, UnitStatePair, UnitSummary } from "../../contract/types";
 import type { EngineHttp, SystemdAdapter } from "../adapter";
 import { readinessSettings, type ReadinessConfig } from "./config";
@@ -48,6 +49,7 @@ export function isRunPhase(p: UnitStatePair): boolean {
 }
 
 export class ReadinessMonitor {
+  private readonly engineRows = new EngineHistory();
   private readonly watches = new Map<string, UnitWatch>();
   /** units whose ExecStart was read (detection is retried for the others) */
   private readonly detected = new Set<string>();
@@ -103,6 +105,11 @@ export class ReadinessMonitor {
 
   engineMetrics(name: string): EngineMetrics | null {
     return this.watches.get(name)?.metrics() ?? null;
+  }
+
+  /** units.engineHistory: the engine's load and latency since sinceMs, at most `points` rows. */
+  engineHistory(name: string, sinceMs: number, points: number): EngineHistoryRow[] {
+    return this.engineRows.query(name, sinceMs, points);
   }
 
   timeline(name: string, sinceMs = 0): ReadinessTransition[] {
@@ -171,6 +178,7 @@ export class ReadinessMonitor {
         record: (t) => this.timelineStore.add(t),
         lastRecorded: (unit) => this.timelineStore.last(unit),
         log: this.log,
+        engineRow: (unit, row) => this.engineRows.push(unit, row),
       });
       this.watches.set(name, w);
     }

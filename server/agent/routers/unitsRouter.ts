@@ -4,7 +4,7 @@
  * job. Every action, refused ones included, is recorded with who asked and why.
  */
 import { tracked, TRPCError } from "@trpc/server";
-import { followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
+import { engineHistoryInput, followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
 import type { UnitAction } from "../../contract/types";
 import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
@@ -93,6 +93,11 @@ export function createUnitsRouter(services: AgentServices) {
         /** the readiness lane: state and stage changes (serving, loading weights …) */
         readiness: readinessOf(hub)?.timeline(name, sinceMs) ?? [],
       };
+    }),
+    /** The engine's load and latency (TTFT/ITL p50/p95, running, waiting, KV cache, tokens/s) over time; [] without readiness or engine metrics. */
+    engineHistory: authedProcedure.input(engineHistoryInput).query(({ input }) => {
+      const name = allowed(input.name);
+      return readinessOf(hub)?.engineHistory(name, input.sinceMs, input.points) ?? [];
     }),
     /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */
     crashLoop: authedProcedure.input(unitInput).query(({ input }) => {
