@@ -6,6 +6,7 @@
  */
 import { useCallback, useMemo, useState } from "react";
 import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
+import { EngineLanes } from "@/components/timeline/EngineLanes";
 import { unitGpuUuids } from "@/components/gpu-chart/stack";
 import { useElementWidth } from "@/components/useElementWidth";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
@@ -13,7 +14,7 @@ import { auditUnitHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
 import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
 import { RANGE_MS } from "@/components/timeline/view";
-import { useUnitHistory } from "@/components/useUnitHistory";
+import { historyPoints, useUnitHistory } from "@/components/useUnitHistory";
 import type { UnitSummary } from "@/server/contract/types";
 
 export function UnitHistory({ host, name, current }: { host: string; name: string; current?: UnitSummary }) {
@@ -73,6 +74,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         hoverMs={hoverMs}
         onHoverMs={setHoverMs}
       />
+      <EngineLanes host={host} name={name} sinceMs={sinceMs} points={historyPoints(widthPx)} window={window} />
       <GpuMemoryChart
         samples={samples}
         unit={name}

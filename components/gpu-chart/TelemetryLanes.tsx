@@ -14,24 +14,30 @@ import { useElementWidth } from "@/components/useElementWidth";
 import type { GpuSample } from "@/server/contract/types";
 import { telemetryLanes, type TelemetryLanes as Lanes } from "./lanes";
 
-interface LaneSeries {
+/** Columns a lane draws: x in seconds, then the series' values. */
+export interface LaneData {
+  xs: number[];
+  throttled?: (0 | 1 | null)[];
+}
+
+export interface LaneSeries<T extends LaneData> {
   label: string;
   stroke: string;
   dash?: number[];
-  values: (l: Lanes) => (number | null)[];
+  values: (l: T) => (number | null)[];
 }
 
-interface LaneSpec {
+export interface LaneSpec<T extends LaneData> {
   key: string;
   title: string;
   unit: string;
   range?: [number, number];
-  series: LaneSeries[];
-  /** shade where clocks were held down */
+  series: LaneSeries<T>[];
+  /** shade where clocks were held down (`throttled`) */
   throttle?: boolean;
 }
 
-const LANES: LaneSpec[] = [
+const LANES: LaneSpec<Lanes>[] = [
   {
     key: "util",
     title: "utilisation",
@@ -82,8 +88,26 @@ function lastKnown(xs: readonly (number | null)[]): number | null {
 }
 
 export function TelemetryLanes({ samples, gpuUuids, window: win, gutter = TIME_GUTTER, laneHeight = 44, subject = "GPU" }: TelemetryLanesProps) {
-  const [boxRef, width] = useElementWidth();
   const lanes = useMemo(() => telemetryLanes(samples, { uuids: gpuUuids, fromMs: win?.fromMs, toMs: win?.toMs }), [samples, gpuUuids, win]);
+  const UPlot = useUPlot();
+  return (
+    <LaneStack
+      testId="telemetry-lanes"
+      specs={LANES}
+      data={lanes}
+      UPlot={UPlot}
+      gutter={gutter}
+      laneHeight={laneHeight}
+      win={win ?? null}
+      subject={subject}
+      notReported="not reported by nvidia-smi"
+      note={(spec) => (spec.throttle && lanes.reasons.length > 0 ? `shaded: clocks held down (${lanes.reasons.join(", ")})` : null)}
+    />
+  );
+}
+
+/** uPlot, loaded in the browser on first render. */
+export function useUPlot(): typeof uPlot | null {
   const [UPlot, setUPlot] = useState<typeof uPlot | null>(null);
   useEffect(() => {
     let alive = true;
@@ -92,10 +116,28 @@ export function TelemetryLanes({ samples, gpuUuids, window: win, gutter = TIME_G
       alive = false;
     };
   }, []);
-  const reported = (spec: LaneSpec) => spec.series.some((s) => s.values(lanes).some((v) => v != null));
+  return UPlot;
+}
+
+/** Lanes one above the other on one time axis, each titled with its latest values. */
+export function LaneStack<T extends LaneData>(props: {
+  testId: string;
+  specs: readonly LaneSpec<T>[];
+  data: T;
+  UPlot: typeof uPlot | null;
+  gutter: TimeGutter;
+  laneHeight: number;
+  win: { fromMs: number; toMs: number } | null;
+  subject: string;
+  notReported: string;
+  note?: (spec: LaneSpec<T>) => string | null;
+}) {
+  const { testId, specs, data: lanes, UPlot, gutter, laneHeight, win, subject, notReported, note } = props;
+  const [boxRef, width] = useElementWidth();
+  const reported = (spec: LaneSpec<T>) => spec.series.some((s) => s.values(lanes).some((v) => v != null));
   return (
-    <div ref={boxRef} className="w-full min-w-0" data-testid="telemetry-lanes">
-      {LANES.map((spec) => (
+    <div ref={boxRef} className="w-full min-w-0" data-testid={testId}>
+      {specs.map((spec) => (
         <div key={spec.key} className="min-w-0">
           <p className="flex flex-wrap gap-x-3 text-xs text-zinc-500 dark:text-zinc-400" style={{ paddingLeft: gutter.left }}>
             <span className="font-medium">
@@ -112,13 +154,13 @@ export function TelemetryLanes({ samples, gpuUuids, window: win, gutter = TIME_G
                 </span>
               );
             })}
-            {spec.throttle && lanes.reasons.length > 0 && <span>shaded: clocks held down ({lanes.reasons.join(", ")})</span>}
+            {note?.(spec) && <span>{note(spec)}</span>}
           </p>
           {reported(spec) ? (
-            <Lane UPlot={UPlot} spec={spec} lanes={lanes} width={width} height={laneHeight} gutter={gutter} win={win ?? null} subject={subject} />
+            <Lane UPlot={UPlot} spec={spec} lanes={lanes} width={width} height={laneHeight} gutter={gutter} win={win} subject={subject} />
           ) : (
             <p className="text-xs text-zinc-500 dark:text-zinc-400" style={{ paddingLeft: gutter.left }}>
-              not reported by nvidia-smi
+              {notReported}
             </p>
           )}
         </div>
@@ -127,10 +169,10 @@ export function TelemetryLanes({ samples, gpuUuids, window: win, gutter = TIME_G
   );
 }
 
-function Lane(props: {
+function Lane<T extends LaneData>(props: {
   UPlot: typeof uPlot | null;
-  spec: LaneSpec;
-  lanes: Lanes;
+  spec: LaneSpec<T>;
+  lanes: T;
   width: number;
   height: number;
   gutter: TimeGutter;
@@ -201,7 +243,7 @@ function Lane(props: {
     const u = plot.current;
     if (!u) return;
     const data: uPlot.AlignedData = [lanes.xs, ...spec.series.map((s) => s.values(lanes))];
-    if (spec.throttle) data.push(lanes.throttled);
+    if (spec.throttle) data.push(lanes.throttled ?? []);
     u.batch(() => {
       u.setData(data);
       const lo = win ? win.fromMs / 1000 : lanes.xs[0];

@@ -20,6 +20,10 @@ test("the unit page fetches the range chosen at its width, and draws utilisation
   await expect(lanes.getByText("SM clock (MHz)")).toBeVisible();
   await expect(lanes.getByRole("img", { name: /utilisation over time/ })).toBeVisible();
   await expect.poll(() => timelineUrls.some((u) => /"points":\d+/.test(u))).toBe(true);
+  // the engine's latency under the readiness lane (the simulated vLLM exports its histograms)
+  const engine = page.getByTestId("unit-history").getByTestId("engine-lanes");
+  await expect(engine.getByText("time to first token (ms)")).toBeVisible({ timeout: 20_000 });
+  await expect(engine.getByText(/p95 \d+/).first()).toBeVisible({ timeout: 20_000 });
   const before = timelineUrls.length;
   await page.locator('[aria-label="Time range"] button', { hasText: "24 h" }).click();
   await expect.poll(() => timelineUrls.length).toBeGreaterThan(before);
