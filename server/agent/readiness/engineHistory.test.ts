@@ -39,3 +39,33 @@ describe("EngineHistory", () => {
     expect(rows[0]!.tokensPerSecond).toBeCloseTo(150);
   });
 });
+
+describe("EngineHistory in the agent's history store", () => {
+  it("writes one row per 30 s, and a new run restores the day from the store", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { HistoryStore } = await import("../historyStore");
+    const dir = mkdtempSync(join(tmpdir(), "gpudeck-engine-history-"));
+    try {
+      const store = HistoryStore.open(dir);
+      const now = Date.now();
+      const h = new EngineHistory({ persist: (u, r) => store.addEngineRow(u, r) });
+      for (let t = 0; t < 300; t += 5) h.push("vllm-a.service", row(now - 300_000 + t * 1000, { ttftP95Ms: 100 + t }));
+      store.close();
+      const again = HistoryStore.open(dir);
+      const loaded = again.loadEngineRows(now - 24 * 3600_000);
+      expect(loaded.get("vllm-a.service")).toHaveLength(10); // 300 s at one per 30 s
+      const restored = new EngineHistory();
+      restored.restore(loaded, now);
+      expect(restored.query("vllm-a.service", 0, 100).map((r) => r.ttftP95Ms)).toEqual(loaded.get("vllm-a.service")!.map((r) => r.ttftP95Ms));
+      // retention: older than 24 h is pruned
+      again.addEngineRow("vllm-a.service", row(now - 25 * 3600_000));
+      expect(again.prune(now)).toBeGreaterThanOrEqual(1);
+      expect(again.loadEngineRows(0).get("vllm-a.service")).toHaveLength(10);
+      again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

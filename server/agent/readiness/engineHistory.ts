@@ -1,7 +1,8 @@
 /**
  * Each engine's load and latency over the last 24 h (units.engineHistory), from the metrics the
- * readiness watch already scrapes: every scrape for the last hour, then one row per 30 s. Kept in
- * memory (not in agent-history.db: an agent restart starts it afresh). Bounded: units × rows.
+ * readiness watch already scrapes: every scrape for the last hour, then one row per 30 s. The
+ * 30 s rows also go to the agent's history store (agent-history.db, `persist`), so a restarted
+ * agent keeps its day. Bounded: units × rows.
  * Answers are bucketed to at most `points` rows: the bucket's peak for load, KV cache and
  * latencies (a bad minute is not averaged away), the mean for tokens/s.
  */
@@ -12,6 +13,8 @@ export interface EngineHistoryOptions {
   coarseStepMs?: number;
   keepMs?: number;
   maxUnits?: number;
+  /** called with each row kept past the last hour (one per coarseStepMs): the history store's write */
+  persist?: (unit: string, row: EngineHistoryRow) => void;
 }
 
 export const ENGINE_HISTORY_MAX_POINTS = 4000;
@@ -22,12 +25,26 @@ export class EngineHistory {
   private readonly coarseStepMs: number;
   private readonly keepMs: number;
   private readonly maxUnits: number;
+  private readonly persist: ((unit: string, row: EngineHistoryRow) => void) | undefined;
+  private readonly persistedAt = new Map<string, number>();
 
   constructor(opts: EngineHistoryOptions = {}) {
     this.fullResolutionMs = opts.fullResolutionMs ?? 3600_000;
     this.coarseStepMs = opts.coarseStepMs ?? 30_000;
     this.keepMs = opts.keepMs ?? 24 * 3600_000;
     this.maxUnits = opts.maxUnits ?? 1000;
+    this.persist = opts.persist;
+  }
+
+  /** Rows from an earlier run (the history store), oldest first; before the first push. */
+  restore(rows: Map<string, EngineHistoryRow[]>, nowMs = Date.now()): void {
+    for (const [unit, list] of rows) {
+      if (!this.units.has(unit) && this.units.size >= this.maxUnits) continue;
+      const keep = list.filter((r) => r.atMs >= nowMs - this.keepMs).sort((a, b) => a.atMs - b.atMs);
+      if (keep.length === 0) continue;
+      this.units.set(unit, { coarse: keep, fine: [] });
+      this.persistedAt.set(unit, keep.at(-1)!.atMs);
+    }
   }
 
   push(unit: string, row: EngineHistoryRow): void {
@@ -39,6 +56,10 @@ export class EngineHistory {
     const last = h.fine.at(-1);
     if (last && row.atMs <= last.atMs) return;
     h.fine.push(row);
+    if (this.persist && row.atMs - (this.persistedAt.get(unit) ?? -Infinity) >= this.coarseStepMs) {
+      this.persistedAt.set(unit, row.atMs);
+      this.persist(unit, row);
+    }
     let drop = 0;
     while (drop < h.fine.length && h.fine[drop]!.atMs < row.atMs - this.fullResolutionMs) {
       const old = h.fine[drop]!;
