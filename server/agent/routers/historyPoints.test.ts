@@ -11,25 +11,28 @@ import { createSimulatedHost } from "../simulator/index";
 const admin: Context = { actor: { user: "alice", role: "admin", unitPatterns: [] } };
 const UNIT = "vllm-kimi-k25.service";
 
+async function setup() {
+  const host = createSimulatedHost({ unitGlobs: ["vllm-*.service"], gpuIntervalMs: 50, timing: { speed: 20 } });
+  const hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory());
+  await hub.start();
+  const shutdown = new AbortController();
+  const caller = createCallerFactory(createAgentRouter({ hub, unitGlobs: ["vllm-*.service"], shutdown: shutdown.signal }))(admin);
+  return { hub, shutdown, caller };
+}
+
 describe("history at the resolution drawn (simulated host)", () => {
-  let hub: Hub;
-  let shutdown: AbortController;
-  let caller: ReturnType<ReturnType<typeof createCallerFactory<ReturnType<typeof createAgentRouter>>>>;
+  let s: Awaited<ReturnType<typeof setup>>;
   beforeEach(async () => {
-    const host = createSimulatedHost({ unitGlobs: ["vllm-*.service"], gpuIntervalMs: 50, timing: { speed: 20 } });
-    hub = new Hub(host, new GpuAttributor(host.procs), new SampleHistory());
-    await hub.start();
-    shutdown = new AbortController();
-    caller = createCallerFactory(createAgentRouter({ hub, unitGlobs: ["vllm-*.service"], shutdown: shutdown.signal }))(admin);
+    s = await setup();
   });
   afterEach(async () => {
-    shutdown.abort();
-    await hub.close();
+    s.shutdown.abort();
+    await s.hub.close();
   });
 
   it("gpus.history { points } answers at most that many buckets, with the simulator's power limit and SM clocks", async () => {
-    await vi.waitFor(() => expect(hub.gpuHistory.since(0).length).toBeGreaterThan(30), { timeout: 10_000 });
-    const reply = await caller.gpus.history({ sinceMs: 0, points: 10 });
+    await vi.waitFor(() => expect(s.hub.gpuHistory.since(0).length).toBeGreaterThan(30), { timeout: 10_000 });
+    const reply = await s.caller.gpus.history({ sinceMs: 0, points: 10 });
     expect(isGpuHistorySeries(reply)).toBe(true);
     const samples = decodeGpuHistory(reply as Exclude<typeof reply, unknown[]>);
     expect(samples.length).toBeLessThanOrEqual(10);
@@ -38,16 +41,16 @@ describe("history at the resolution drawn (simulated host)", () => {
     expect(g.smClockMaxMHz).toBe(1980);
     expect(g.smClockMHz).toEqual(expect.any(Number));
     // without points: samples, as before
-    expect(Array.isArray(await caller.gpus.history({ sinceMs: 0 }))).toBe(true);
+    expect(Array.isArray(await s.caller.gpus.history({ sinceMs: 0 }))).toBe(true);
   });
 
   it("units.timeline { points } carries the GPU series; points are bounded", async () => {
-    await vi.waitFor(() => expect(hub.gpuHistory.since(0).length).toBeGreaterThan(5), { timeout: 10_000 });
-    const t = await caller.units.timeline({ name: UNIT, sinceMs: 0, points: 50 });
+    await vi.waitFor(() => expect(s.hub.gpuHistory.since(0).length).toBeGreaterThan(5), { timeout: 10_000 });
+    const t = await s.caller.units.timeline({ name: UNIT, sinceMs: 0, points: 50 });
     expect(t.gpu?.format).toBe("buckets-v1");
     expect(decodeGpuHistory(t.gpu!).length).toBeLessThanOrEqual(50);
-    expect((await caller.units.timeline({ name: UNIT, sinceMs: 0 })).gpu).toBeUndefined();
-    await expect(caller.gpus.history({ sinceMs: 0, points: 4001 })).rejects.toThrow();
-    await expect(caller.units.timeline({ name: UNIT, points: 0 })).rejects.toThrow();
+    expect((await s.caller.units.timeline({ name: UNIT, sinceMs: 0 })).gpu).toBeUndefined();
+    await expect(s.caller.gpus.history({ sinceMs: 0, points: 4001 })).rejects.toThrow();
+    await expect(s.caller.units.timeline({ name: UNIT, points: 0 })).rejects.toThrow();
   });
 });
