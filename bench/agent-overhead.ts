@@ -67,7 +67,7 @@ async function agentPhase(sb: Sandbox, pid: number, rounds: () => number): Promi
   const s1 = systemSide(sb);
   const ownS = own1 - own0;
   return {
-    name: "gpudeck agent (D-Bus signals, nvidia-smi -lms, compute-apps each second)",
+    name: "gpudeck agent (D-Bus signals, nvidia-smi -lms, compute-apps when memory moved or every 5 s)",
     roundsPerS: (r1 - r0) / wallS,
     totalS: tree1 - tree0,
     smiS: tree1 - tree0 - ownS,

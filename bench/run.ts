@@ -14,6 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** name → script, in the order `npm run bench` runs them (the quick ones first). */
 const BENCHES: Record<string, string> = {
   history: "history-store.ts",
+  "history-reply": "history-reply.ts",
   chart: "chart-stack.ts",
   alerts: "alerts.ts",
   readiness: "readiness-lines.ts",

@@ -5,9 +5,9 @@
  * hour and one per 10 s before, as the agent keeps them), in headless chromium against the built
  * panel (server/panel/serve.ts, demo mode). Baseline in the same run: the same page of the same
  * unit on an identical host whose agent has just started (minutes of history). Measured from
- * navigation: until both history queries have arrived, the live stream is up, the timeline and
+ * navigation: until the history queries have arrived, the live stream is up, the timeline and
  * the chart show data and the main thread is idle (requestIdleCallback); the main thread's long
- * tasks meanwhile; then the switch to the 24 h view until idle again.
+ * tasks meanwhile; then the switch to the 24 h view (which fetches the day, bucketed) until idle again.
  *
  *   node --import tsx bench/unit-draw.ts [--smoke] [--runs=5]
  */
@@ -32,10 +32,10 @@ const UNIT = "vllm-deepseek-v3.service";
 /** Installed before the page's own scripts: counts the history fetches and collects long tasks. */
 function instrument() {
   const w = window as unknown as {
-    __bench: { pending: number; done: Set<string>; bytes: number; long: { start: number; dur: number }[] };
+    __bench: { pending: number; started: number; done: Set<string>; bytes: number; long: { start: number; dur: number }[] };
     fetch: typeof fetch;
   };
-  w.__bench = { pending: 0, done: new Set(), bytes: 0, long: [] };
+  w.__bench = { pending: 0, started: 0, done: new Set(), bytes: 0, long: [] };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) w.__bench.long.push({ start: e.startTime, dur: e.duration });
   }).observe({ type: "longtask", buffered: true });
@@ -45,6 +45,7 @@ function instrument() {
     const names = ["gpus.history", "units.timeline"].filter((n) => url.includes(n));
     if (names.length === 0) return orig(input, init);
     w.__bench.pending++;
+    w.__bench.started++;
     return orig(input, init).then(
       (res) => {
         void res
@@ -76,7 +77,8 @@ async function waitDrawn({ items, chart }: { items: string; chart: string }) {
     document.querySelector('[data-testid="connection"]')?.getAttribute("data-state") === "live" &&
     document.querySelector(chart) !== null &&
     document.querySelectorAll(items).length > 0 &&
-    b.done.size === 2 &&
+    // the GPU memory comes with units.timeline (bucketed); older panels fetched gpus.history too
+    b.done.has("units.timeline") &&
     b.pending === 0;
   for (;;) {
     await new Promise((r) => requestAnimationFrame(r));
@@ -98,12 +100,16 @@ async function waitDrawn({ items, chart }: { items: string; chart: string }) {
 
 /** In the page: click "24 h" and wait until idle again. */
 async function switchTo24h({ items }: { items: string }) {
-  const b = (window as unknown as { __bench: { long: { start: number; dur: number }[] } }).__bench;
+  const b = (window as unknown as { __bench: { pending: number; started: number; long: { start: number; dur: number }[] } }).__bench;
+  const before = b.started;
   const button = [...document.querySelectorAll<HTMLButtonElement>('[aria-label="Time range"] button')].find((x) => x.textContent?.trim() === "24 h");
   if (!button) throw new Error("no 24 h button");
   const t0 = performance.now();
   button.click();
-  await new Promise((r) => requestAnimationFrame(r));
+  // the 24 h history is fetched when chosen: until it has arrived (or none was needed)
+  const deadline = t0 + 30_000;
+  do await new Promise((r) => requestAnimationFrame(r));
+  while ((b.started === before || b.pending > 0) && performance.now() < deadline && !(b.started === before && performance.now() - t0 > 500));
   const t1 = await new Promise<number>((r) => requestIdleCallback(() => r(performance.now())));
   const during = b.long.filter((l) => l.start >= t0 && l.start < t1);
   return { ms: t1 - t0, longestMs: Math.max(0, ...during.map((l) => l.dur)), items: document.querySelectorAll(items).length };

@@ -1,20 +1,21 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { HostHeader } from "@/components/fleet/HostHeader";
 import { GpuFaults, useHostFaults } from "@/components/gpus/GpuFaults";
 import { GpuHealth } from "@/components/gpus/GpuHealth";
 import { GpuHolders } from "@/components/gpus/GpuHolders";
 import { MemoryPoolNote } from "@/components/gpus/MemoryPoolNote";
 import { formatUsedOfTotal } from "@/server/contract/format";
-import { GpuTelemetryChart } from "@/components/GpuTelemetryChart";
+import { decodeGpuHistory } from "@/server/contract/gpuHistory";
+import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import { mergeSamples } from "@/components/useUnitHistory";
 
 /**
- * Every GPU of one host: memory, utilisation, temperature, power over time, why its clocks are
- * held down, ECC errors, and who holds its memory; on unified-memory hosts the system memory they
+ * Every GPU of one host: memory, utilisation, power, temperature and SM clock over time (lanes,
+ * with the spans its clocks were held down shaded), why its clocks are held down now, ECC errors, and who holds its memory; on unified-memory hosts the system memory they
  * share; below, the host's GPU faults (Xid).
  */
 export function GpusView({ host }: { host: string }) {
@@ -23,14 +24,17 @@ export function GpusView({ host }: { host: string }) {
   const live = store.host(host);
   const now = useNow();
   const [sinceMs] = useState(() => Date.now() - 30 * 60_000);
-  const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs }, { staleTime: Infinity }));
+  // bucketed by the agent at about a card's width (30 min at 1 s would be 1,800 rows per GPU)
+  const history = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs, points: 600 }, { staleTime: Infinity }));
   // a host snapshot (the agent came back): what it sampled meanwhile is in its history
   const snapshots = live?.snapshots ?? 0;
   const { refetch } = history;
   useEffect(() => {
     if (snapshots > 1) void refetch();
   }, [snapshots, refetch]);
-  const samples = mergeSamples(history.data ?? [], live?.gpuRecent ?? []);
+  const series = history.data;
+  const decoded = useMemo(() => (series && !Array.isArray(series) ? decodeGpuHistory(series) : (series ?? [])), [series]);
+  const samples = mergeSamples(decoded, live?.gpuRecent ?? []);
   const sample = live?.gpu ?? null;
   const telemetry = live?.telemetry ?? null;
   const { faults, error: faultsError } = useHostFaults(host);
@@ -83,10 +87,21 @@ export function GpusView({ host }: { host: string }) {
               </div>
               <div>
                 <dt className="inline text-zinc-500 dark:text-zinc-400">power </dt>
-                <dd className="inline tabular-nums">{g.powerW == null ? "n/a" : `${g.powerW} W`}</dd>
+                <dd className="inline tabular-nums">
+                  {g.powerW == null ? "n/a" : `${g.powerW} W`}
+                  {g.powerLimitW != null && ` of ${g.powerLimitW} W`}
+                </dd>
               </div>
+              {g.smClockMHz != null && (
+                <div>
+                  <dt className="inline text-zinc-500 dark:text-zinc-400">SM clock </dt>
+                  <dd className="inline tabular-nums">
+                    {g.smClockMHz} MHz{g.smClockMaxMHz != null && ` of ${g.smClockMaxMHz}`}
+                  </dd>
+                </div>
+              )}
             </dl>
-            <GpuTelemetryChart samples={samples} uuid={g.uuid} />
+            <TelemetryLanes samples={samples} gpuUuids={[g.uuid]} subject={`GPU ${g.index ?? "?"}`} laneHeight={40} />
             <GpuHealth gpu={g} faults={faults.filter((f) => f.gpuUuid === g.uuid || (f.gpuIndex != null && f.gpuIndex === g.index)).length} />
             <GpuHolders host={host} gpu={g} nowMs={now} />
           </section>

@@ -4,13 +4,17 @@
  * and its GPU memory directly below, on one time axis: a long start-pre segment above a band of
  * memory draining to zero is the incident, at a glance.
  */
-import { useCallback, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
+import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
+import { EngineLanes } from "@/components/timeline/EngineLanes";
+import { unitGpuUuids } from "@/components/gpu-chart/stack";
+import { useElementWidth } from "@/components/useElementWidth";
 import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
 import { auditUnitHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
 import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
 import { RANGE_MS } from "@/components/timeline/view";
-import { useUnitHistory } from "@/components/useUnitHistory";
+import { historyPoints, useUnitHistory } from "@/components/useUnitHistory";
 import type { UnitSummary } from "@/server/contract/types";
 
 export function UnitHistory({ host, name, current }: { host: string; name: string; current?: UnitSummary }) {
@@ -20,9 +24,15 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
   const [mode, setMode] = useState<StackMode>("sum");
   const [gpu, setGpu] = useState<string | null>(null);
   const [hoverMs, setHoverMs] = useState<number | null>(null);
-  // history for the widest range once; the components clip to the window
-  const [sinceMs] = useState(() => Date.now() - RANGE_MS["24h"]);
-  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs);
+  // history for the range chosen (24 h only when asked for), at about the chart's width in points;
+  // the components clip to the window. The start moves with the range, not with the clock.
+  const [sinceMs, setSinceMs] = useState(() => Date.now() - RANGE_MS["15m"]);
+  const onRangeChange = useCallback((r: TimeRange) => {
+    setRange(r);
+    setSinceMs(Date.now() - RANGE_MS[r]);
+  }, []);
+  const [box, widthPx] = useElementWidth(1200);
+  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs, widthPx);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -33,19 +43,25 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
     auditId: a.id,
     href: auditUnitHref(name),
   }));
+  // the lanes fold the GPUs the memory chart shows: the one chosen, else the unit's
+  const laneGpus = useMemo(
+    () => (mode === "per-gpu" && gpu ? [gpu] : unitGpuUuids(samples, name, window?.fromMs, window?.toMs)),
+    [mode, gpu, samples, name, window],
+  );
   const onWindowChange = useCallback((fromMs: number, toMs: number) => setWindow({ fromMs, toMs }), []);
 
   return (
     <section aria-labelledby="history-heading" className="space-y-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="unit-history">
       <h2 id="history-heading" className="text-sm font-semibold">
-        State and GPU memory
+        State, GPU memory and telemetry
       </h2>
+      <div ref={box} aria-hidden className="h-0 w-full" />
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
       <StateTimeline
         transitions={transitions}
         markers={markers}
         range={range}
-        onRangeChange={setRange}
+        onRangeChange={onRangeChange}
         nowMs={now}
         onWindowChange={onWindowChange}
         unitName={name}
@@ -58,6 +74,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         hoverMs={hoverMs}
         onHoverMs={setHoverMs}
       />
+      <EngineLanes host={host} name={name} sinceMs={sinceMs} points={historyPoints(widthPx)} window={window} />
       <GpuMemoryChart
         samples={samples}
         unit={name}
@@ -71,6 +88,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         onHoverMs={setHoverMs}
         height={200}
       />
+      <TelemetryLanes samples={samples} gpuUuids={laneGpus} window={window} subject={laneGpus.length === 1 ? "the GPU's" : "the unit's GPUs'"} />
     </section>
   );
 }

@@ -3,15 +3,18 @@
  * A unit's transitions, action markers, readiness changes, GPU-aware operations and GPU faults
  * (history from the agent + what arrived live), and GPU samples for the same window. History is
  * refetched when the live stream had to restart from a snapshot, so a reconnect never leaves a
- * hole in the timeline.
+ * hole in the timeline. GPU memory comes with the timeline, bucketed by the agent to about
+ * `points` rows (the chart's width in pixels) over the range shown: a day is a few hundred KB,
+ * fetched only when the 24 h range is chosen.
  */
-import { useQuery } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo } from "react";
 import { useLive } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import { mergeReadiness } from "@/components/timeline/readinessSegments";
 import type { ActionRecord } from "@/server/contract/events";
 import type { GpuFault } from "@/server/contract/faults";
+import { decodeGpuHistory } from "@/server/contract/gpuHistory";
 import type { Operation } from "@/server/contract/operations";
 import type { GpuSample, ObservationGap, UnitTransition } from "@/server/contract/types";
 
@@ -35,31 +38,36 @@ export function mergeSamples(history: GpuSample[], live: GpuSample[]): GpuSample
 
 const NO_GAPS: ObservationGap[] = [];
 
-export function useUnitHistory(host: string, name: string, sinceMs: number) {
+/** Points asked for: the chart's width, bounded; rounded so a resize by a few pixels refetches nothing. */
+export function historyPoints(widthPx: number): number {
+  return Math.min(4000, Math.max(200, Math.ceil(widthPx / 100) * 100));
+}
+
+export function useUnitHistory(host: string, name: string, sinceMs: number, widthPx = 1200) {
   const trpc = useTRPC();
   const live = useLive().host(host);
   // round so the query key is stable between renders
   const since = Math.floor(sinceMs / 60_000) * 60_000;
-  const timeline = useQuery(trpc.units.timeline.queryOptions({ host, name, sinceMs: since }, { staleTime: Infinity }));
-  const gpuHistory = useQuery(trpc.gpus.history.queryOptions({ host, sinceMs: since }, { staleTime: Infinity }));
+  const points = historyPoints(widthPx);
+  const timeline = useQuery(
+    trpc.units.timeline.queryOptions({ host, name, sinceMs: since, points }, { staleTime: Infinity, placeholderData: keepPreviousData }),
+  );
+  const gpuSeries = timeline.data?.gpu;
+  const gpuHistory = useMemo(() => (gpuSeries ? decodeGpuHistory(gpuSeries) : []), [gpuSeries]);
   const snapshots = live?.snapshots ?? 0;
   const { refetch: refetchTimeline } = timeline;
-  const { refetch: refetchGpu } = gpuHistory;
   useEffect(() => {
     // every snapshot of the host (the first too): a transition between the history fetch and the
     // stream start is not lost, nor what happened while the agent was away
-    if (snapshots > 0) {
-      void refetchTimeline();
-      void refetchGpu();
-    }
-  }, [snapshots, refetchTimeline, refetchGpu]);
+    if (snapshots > 0) void refetchTimeline();
+  }, [snapshots, refetchTimeline]);
 
   const transitions = mergeTransitions(timeline.data?.transitions ?? [], live?.transitions ?? [], name);
   const actionMap = new Map<string, ActionRecord>();
   for (const a of timeline.data?.actions ?? []) actionMap.set(a.id, a);
   for (const a of live?.actions.values() ?? []) if (a.unit === name) actionMap.set(a.id, a);
   const actions = [...actionMap.values()].sort((a, b) => a.atMs - b.atMs);
-  const samples = mergeSamples(gpuHistory.data ?? [], live?.gpuRecent ?? []);
+  const samples = mergeSamples(gpuHistory, live?.gpuRecent ?? []);
   // Spans no agent watched: known only from history (an agent learns them when it starts), never live.
   const unobserved = timeline.data?.unobserved ?? NO_GAPS;
   const readiness = mergeReadiness(

@@ -23,6 +23,11 @@ export interface FakeGpu {
   utilizationPct?: number | null;
   temperatureC?: number | null;
   powerW?: number | null;
+  /** power.limit (default 700 W), utilization.memory (default 0 %), clocks.sm and clocks.max.sm (default 1980 MHz); null prints [N/A] */
+  powerLimitW?: number | null;
+  utilizationMemoryPct?: number | null;
+  smClockMHz?: number | null;
+  smClockMaxMHz?: number | null;
   /** field → text printed instead of its value (e.g. { "memory.used": "[N/A]" }) */
   cells?: Record<string, string>;
   /** print "Unable to determine the device handle …" instead of this GPU's row */

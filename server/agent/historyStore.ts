@@ -1,6 +1,6 @@
 /**
  * The agent's history on disk (`<dataDir>/agent-history.db`, SQLite): unit transitions, who
- * acted and with what result, and GPU samples every 10 s. An agent restarted for an upgrade or
+ * acted and with what result, GPU samples every 10 s, and the engines' load and latency every 30 s. An agent restarted for an upgrade or
  * after a crash starts with the timeline and the memory chart it had, instead of a blank page
  * beginning "now". Writes are small and synchronous (a transition is rare, a sample is one row
  * every 10 s); reads happen once, at start.
@@ -12,12 +12,12 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ActionRecord } from "../contract/events";
-import type { ReadinessTransition } from "../contract/readiness";
+import type { EngineHistoryRow, ReadinessTransition } from "../contract/readiness";
 import type { GpuSample, ObservationGap, UnitTransition } from "../contract/types";
 
 export const HISTORY_DB_FILE = "agent-history.db";
-// 3: readiness_transitions (the timeline's readiness lane)
-const SCHEMA_VERSION = 3;
+// 3: readiness_transitions (the timeline's readiness lane); 4: engine_rows (units.engineHistory)
+const SCHEMA_VERSION = 4;
 
 export interface HistoryRetention {
   /** transitions and actions older than this are deleted (default 30 days) */
@@ -34,6 +34,7 @@ export class HistoryStore {
   private readonly upsertAction: Database.Statement;
   private readonly insertSample: Database.Statement;
   private readonly insertReadiness: Database.Statement;
+  private readonly insertEngineRow: Database.Statement;
 
   private constructor(
     db: Database.Database,
@@ -45,6 +46,7 @@ export class HistoryStore {
     this.upsertAction = db.prepare("INSERT INTO actions (id, at_ms, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body");
     this.insertSample = db.prepare("INSERT OR REPLACE INTO gpu_samples (at_ms, body) VALUES (?, ?)");
     this.insertReadiness = db.prepare("INSERT INTO readiness_transitions (unit, at_ms, body) VALUES (?, ?, ?)");
+    this.insertEngineRow = db.prepare("INSERT INTO engine_rows (unit, at_ms, body) VALUES (?, ?, ?)");
   }
 
   /** Open (creating if needed) the store in `dataDir`. Throws with the file's path on failure. */
@@ -71,6 +73,8 @@ export class HistoryStore {
         CREATE TABLE IF NOT EXISTS agent_runs (boot_id TEXT PRIMARY KEY, started_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS readiness_transitions (unit TEXT NOT NULL, at_ms INTEGER NOT NULL, body TEXT NOT NULL);
         CREATE INDEX IF NOT EXISTS readiness_transitions_unit_at ON readiness_transitions (unit, at_ms);
+        CREATE TABLE IF NOT EXISTS engine_rows (unit TEXT NOT NULL, at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS engine_rows_at ON engine_rows (at_ms);
       `);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return new HistoryStore(db, file, { ...DEFAULT_RETENTION, ...retention });
@@ -147,6 +151,24 @@ export class HistoryStore {
     return out;
   }
 
+  addEngineRow(unit: string, row: EngineHistoryRow): void {
+    this.insertEngineRow.run(unit, Math.round(row.atMs), JSON.stringify(row));
+  }
+
+  /** Engine rows at or after `sinceMs` per unit, oldest first. */
+  loadEngineRows(sinceMs: number): Map<string, EngineHistoryRow[]> {
+    const rows = this.db.prepare("SELECT unit, body FROM engine_rows WHERE at_ms >= ? ORDER BY unit, at_ms").all(sinceMs) as { unit: string; body: string }[];
+    const out = new Map<string, EngineHistoryRow[]>();
+    for (const r of rows) {
+      const row = parseJson<EngineHistoryRow>(r.body);
+      if (!row) continue;
+      let list = out.get(r.unit);
+      if (!list) out.set(r.unit, (list = []));
+      list.push(row);
+    }
+    return out;
+  }
+
   /** This run of the agent begins (its gaps to earlier runs are what no agent observed). */
   beginRun(bootId: string, startedMs: number): void {
     this.db.prepare("INSERT OR REPLACE INTO agent_runs (boot_id, started_ms, last_seen_ms) VALUES (?, ?, ?)").run(bootId, startedMs, startedMs);
@@ -216,6 +238,7 @@ export class HistoryStore {
         .run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM actions WHERE at_ms < ?").run(eventsCutoffMs).changes;
       n += this.db.prepare("DELETE FROM gpu_samples WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
+      n += this.db.prepare("DELETE FROM engine_rows WHERE at_ms < ?").run(nowMs - this.retention.samplesMs).changes;
       // a run that ended before the cutoff only bounds a gap nobody can scroll to any more
       n += this.db
         .prepare("DELETE FROM agent_runs WHERE last_seen_ms < ? AND started_ms < (SELECT MAX(started_ms) FROM agent_runs)")

@@ -109,6 +109,17 @@ describe("renderMetrics", () => {
     expect(text).toContain("# TYPE gpudeck_gpu_memory_used_bytes gauge");
   });
 
+  it("power limit, memory utilisation and SM clocks; [N/A] (null) gives no series", async () => {
+    const withLanes = structuredClone(sample);
+    Object.assign(withLanes.gpus[0]!, { powerLimitW: 700, memoryUtilizationPct: 40, smClockMHz: 1755, smClockMaxMHz: null });
+    const s = series(await renderMetrics({ sample: withLanes, telemetry: ok, units: [] }));
+    const g = `{uuid="${UUID}",index="0",name="NVIDIA H200"}`;
+    expect(s.get(`gpudeck_gpu_power_limit_watts${g}`)).toBe(700);
+    expect(s.get(`gpudeck_gpu_memory_utilization_ratio${g}`)).toBeCloseTo(0.4);
+    expect(s.get(`gpudeck_gpu_sm_clock_hertz${g}`)).toBe(1755e6);
+    expect(s.has(`gpudeck_gpu_sm_clock_max_hertz${g}`)).toBe(false);
+  });
+
   it("a value that is not a number gives no series, never 0", async () => {
     const text = await renderMetrics({ sample, telemetry: ok, units: [] });
     expect(text).not.toMatch(/gpudeck_gpu_power_watts\{/);

@@ -68,6 +68,15 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
     labelNames: gpuLabels,
     registers,
   });
+  const powerLimit = new Gauge({ name: "gpudeck_gpu_power_limit_watts", help: "GPU power limit (power.limit)", labelNames: gpuLabels, registers });
+  const memUtil = new Gauge({
+    name: "gpudeck_gpu_memory_utilization_ratio",
+    help: "GPU memory controller busy time (utilization.memory), 0–1",
+    labelNames: gpuLabels,
+    registers,
+  });
+  const smClock = new Gauge({ name: "gpudeck_gpu_sm_clock_hertz", help: "GPU SM clock now (clocks.sm)", labelNames: gpuLabels, registers });
+  const smClockMax = new Gauge({ name: "gpudeck_gpu_sm_clock_max_hertz", help: "GPU SM clock maximum (clocks.max.sm)", labelNames: gpuLabels, registers });
   const procMem = new Gauge({
     name: "gpudeck_gpu_process_memory_bytes",
     help: "GPU memory held by a process; kind=exited: by a process that no longer exists (draining)",
@@ -109,6 +118,11 @@ export async function renderMetrics(input: MetricsInput): Promise<string> {
       setIfNumber(util, labels, g.utilizationPct, 0.01);
       setIfNumber(temp, labels, g.temperatureC, 1);
       setIfNumber(power, labels, g.powerW, 1);
+      // not reported ([N/A], or an older agent's sample): no series, never 0
+      setIfNumber(powerLimit, labels, g.powerLimitW ?? null, 1);
+      setIfNumber(memUtil, labels, g.memoryUtilizationPct ?? null, 0.01);
+      setIfNumber(smClock, labels, g.smClockMHz ?? null, 1e6);
+      setIfNumber(smClockMax, labels, g.smClockMaxMHz ?? null, 1e6);
       for (const h of g.holders) {
         // nvidia-smi printed [N/A] for this process: no number, so no series (never 0)
         if (h.usedMiBUnknown) continue;

@@ -6,9 +6,9 @@
 import type { GpuAttributed, GpuHolder, GpuSample, Ms } from "../contract/types";
 
 /**
- * Samples one `gpus.history` reply carries at most: a longer range is thinned to one sample per
- * equal slice of time (a day of 8-GPU history from `sinceMs: 0` is then well under 2 MB of JSON,
- * not 40), which is more points than a chart is wide.
+ * Samples one `gpus.history` reply without `points` carries at most: a longer range is thinned to
+ * one sample (the peak) per equal slice of time (a day of 8-GPU history from `sinceMs: 0` is then
+ * well under 2 MB of JSON, not 40). The charts ask for `points` and get buckets instead.
  */
 export const HISTORY_REPLY_MAX_SAMPLES = 360;
 
@@ -94,20 +94,41 @@ export class SampleHistory {
   }
 }
 
-/** At most `maxSamples` of `all` (oldest first), one per equal slice of its time range; the newest always kept. */
+/** Memory a sample shows in use: memory.used, or its holders where nvidia-smi gave no number. */
+function usedOf(s: GpuSample): number {
+  let used = 0;
+  for (const g of s.gpus) used += g.memoryUsedMiB ?? g.holders.reduce((a, h) => a + h.usedMiB, 0);
+  return used;
+}
+
+/**
+ * At most `maxSamples` of `all` (oldest first), one per equal slice of its time range: the
+ * slice's peak (the sample with the most memory in use, so a short spike is still drawn); the
+ * newest always kept. Charts ask for buckets instead (./gpuHistoryBuckets.ts).
+ */
 export function thinForReply(all: GpuSample[], maxSamples = HISTORY_REPLY_MAX_SAMPLES): GpuSample[] {
   if (all.length <= maxSamples) return all;
   const first = all[0]!.atMs;
   const sliceMs = (all.at(-1)!.atMs - first + 1) / (maxSamples - 1);
   const out: GpuSample[] = [];
   let lastSlice = -1;
+  let best: GpuSample | null = null;
+  let bestUsed = -1;
   for (const s of all.slice(0, -1)) {
     const slice = Math.floor((s.atMs - first) / sliceMs);
     if (slice !== lastSlice) {
-      out.push(s);
+      if (best) out.push(best);
+      best = null;
+      bestUsed = -1;
       lastSlice = slice;
     }
+    const used = usedOf(s);
+    if (used > bestUsed) {
+      best = s;
+      bestUsed = used;
+    }
   }
+  if (best) out.push(best);
   out.push(all.at(-1)!);
   return out.slice(-maxSamples);
 }

@@ -97,3 +97,21 @@ export interface EngineMetrics {
 export function unknownReadiness(sinceMs: Ms, engine: EngineKind | null = null): Readiness {
   return { state: "unknown", engine, stage: null, progress: null, reason: null, sinceMs, probe: null, models: [] };
 }
+
+/**
+ * One row of `units.engineHistory { name, sinceMs, points }`: the engine's load and latency,
+ * from its own metrics, over one time bucket (at most `points` rows; the bucket's last scrape
+ * time). Load, KV cache and latencies: the bucket's peak; tokens/s: its mean. null = not reported.
+ */
+export interface EngineHistoryRow {
+  atMs: Ms;
+  running: number | null;
+  waiting: number | null;
+  /** fraction of the KV cache in use, 0..1 */
+  kvCacheUsage: number | null;
+  ttftP50Ms: number | null;
+  ttftP95Ms: number | null;
+  itlP50Ms: number | null;
+  itlP95Ms: number | null;
+  tokensPerSecond: number | null;
+}

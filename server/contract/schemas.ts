@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AGENT_TOKEN_MAX_LENGTH, agentTokenProblem } from "./agentToken";
 import { hostNameSchema } from "./fleet";
 import { unitNameSchema } from "./unitNames";
+import { GPU_HISTORY_MAX_POINTS } from "./gpuHistory";
 
 export const reasonSchema = z.string().trim().max(500, "reason is longer than 500 characters").optional();
 
@@ -38,7 +39,22 @@ export const panelUnitActionInput = z
   })
   .strict();
 
-export const timelineInput = z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative().optional() }).strict();
+/** `points`: the chart's width; with it the reply is bucketed (./gpuHistory.ts) instead of every sample. */
+const historyPoints = z.number().int().min(1).max(GPU_HISTORY_MAX_POINTS);
+
+export const timelineInput = z
+  .object({
+    name: unitNameSchema,
+    sinceMs: z.number().int().nonnegative().optional(),
+    /** end of the range (epoch ms; default now) */
+    untilMs: z.number().int().nonnegative().optional(),
+    /** with it, the reply also carries `gpu`: the host's GPU memory history in at most this many buckets */
+    points: historyPoints.optional(),
+  })
+  .strict();
+
+/** units.engineHistory: the engine's load and latency since `sinceMs`, at most `points` rows (./readiness.ts EngineHistoryRow). */
+export const engineHistoryInput = z.object({ name: unitNameSchema, sinceMs: z.number().int().nonnegative(), points: historyPoints }).strict();
 
 export const journalInput = z.object({ name: unitNameSchema, lines: z.number().int().min(1).max(2000).default(200) }).strict();
 
@@ -48,6 +64,9 @@ export const gpuHistoryInput = z
   .object({
     sinceMs: z.number().int().nonnegative(),
     uuid: z.string().max(100).optional(),
+    untilMs: z.number().int().nonnegative().optional(),
+    /** with it, the reply is a GpuHistorySeries of at most this many buckets; without, GpuSample[] (thinned) */
+    points: historyPoints.optional(),
   })
   .strict();
 
@@ -79,6 +98,7 @@ export const hostTimelineInput = timelineInput.extend(onHost);
 export const hostJournalInput = journalInput.extend(onHost);
 export const hostFollowJournalInput = followJournalInput.extend(onHost);
 export const hostGpuHistoryInput = gpuHistoryInput.extend(onHost);
+export const hostEngineHistoryInput = engineHistoryInput.extend(onHost);
 
 /** `events.watch` at the panel: what to watch (see WatchScope in ./fleet.ts). */
 export const panelWatchInput = z.discriminatedUnion("watch", [

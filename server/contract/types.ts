@@ -191,6 +191,13 @@ export interface GpuReading {
   utilizationPct: number | null;
   temperatureC: number | null;
   powerW: number | null;
+  /** power.limit, W; null or absent = not reported */
+  powerLimitW?: number | null;
+  /** utilization.memory (memory controller busy), %; null or absent = not reported */
+  memoryUtilizationPct?: number | null;
+  /** clocks.sm and clocks.max.sm, MHz; null or absent = not reported */
+  smClockMHz?: number | null;
+  smClockMaxMHz?: number | null;
   /**
    * Why clocks are held down (clocks_event_reasons.active, decoded: "sw_power_cap",
    * "hw_thermal_slowdown" …; "gpu_idle" and "applications_clocks_setting" included as reported);

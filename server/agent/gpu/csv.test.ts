@@ -51,7 +51,7 @@ describe("parseNumberCell", () => {
 
 describe("parseHeaderLine", () => {
   it("recognises headers and rejects data rows", () => {
-    expect(parseHeaderLine(HEADER, "gpu")).toEqual([...GPU_QUERY_FIELDS]);
+    expect(parseHeaderLine(HEADER, "gpu")).toEqual(GPU_QUERY_FIELDS.slice(0, 9));
     expect(parseHeaderLine("0, GPU-3a1f9e02-4c11-4b8a-9e2d-7f6b1c0a55e1, NVIDIA H100 80GB HBM3, 00000000:1B:00.0, 81559, 0, 0, 31, 69.51", "gpu")).toBeNull();
     expect(parseHeaderLine("No devices were found", "gpu")).toBeNull();
     expect(parseHeaderLine("gpu_uuid, pid, process_name, used_gpu_memory [MiB]", "app")).toEqual(["gpu_uuid", "pid", "process_name", "used_gpu_memory"]);
@@ -183,8 +183,23 @@ GPU-76aef7ff-372d-2432-b4b4-beca4d8d3400, Tesla P40, 00000000:00:06.0, 23040 MiB
   it("noheader output parses with the columns the query asked for", () => {
     const text = "3, GPU-3a1f9e02-4c11-4b8a-9e2d-7f6b1c0a55e1, NVIDIA H100 80GB HBM3, 00000000:1B:00.0, 81559, 100, 1, 30, 70.00\n";
     expect(parseGpuCsv(text).gpus).toEqual([]); // no header, no assumption → nothing trusted
-    const { gpus } = parseGpuCsv(text, GPU_QUERY_FIELDS);
+    const { gpus } = parseGpuCsv(text, GPU_QUERY_FIELDS.slice(0, 9));
     expect(gpus[0]).toMatchObject({ index: 3, memoryUsedMiB: 100 });
+  });
+
+  it("utilization.memory, power.limit, clocks.sm and clocks.max.sm; [N/A] (GB10) is null, never 0", () => {
+    const header = `${HEADER}, utilization.memory [%], power.limit [W], clocks.sm [MHz], clocks.max.sm [MHz]`;
+    expect(parseHeaderLine(header, "gpu")).toEqual([...GPU_QUERY_FIELDS]);
+    const text = `${header}
+0, GPU-3a1f9e02-4c11-4b8a-9e2d-7f6b1c0a55e1, NVIDIA H200, 00000000:1B:00.0, 143771, 70000, 87, 61, 512.30, 43, 700.00, 1755, 1980
+1, GPU-7b2e0c14-8a33-4f9c-a1de-2c9d5e7f0b3a, NVIDIA GB10, 0000000F:01:00.0, [N/A], [N/A], 12, 45, [N/A], [N/A], [N/A], 2405, [N/A]
+`;
+    const { gpus } = parseGpuCsv(text);
+    expect(gpus[0]).toMatchObject({ utilizationPct: 87, powerW: 512.3, powerLimitW: 700, memoryUtilizationPct: 43, smClockMHz: 1755, smClockMaxMHz: 1980 });
+    expect(gpus[1]).toMatchObject({ powerW: null, powerLimitW: null, memoryUtilizationPct: null, smClockMHz: 2405, smClockMaxMHz: null });
+    // an older query without them: no such keys (not null, not 0)
+    const old = parseGpuCsv(`${HEADER}\n0, GPU-3a1f9e02-4c11-4b8a-9e2d-7f6b1c0a55e1, NVIDIA H200, 00000000:1B:00.0, 143771, 5, 0, 31, 69.51\n`).gpus[0]!;
+    expect("smClockMHz" in old).toBe(false);
   });
 
   it("stray lines and error texts are kept aside, rows around them still parse", () => {

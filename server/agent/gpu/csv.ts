@@ -24,6 +24,11 @@ export const GPU_QUERY_FIELDS = [
   "utilization.gpu",
   "temperature.gpu",
   "power.draw",
+  // issue 24: lanes under the memory chart (each optional: a driver that rejects one loses only it)
+  "utilization.memory",
+  "power.limit",
+  "clocks.sm",
+  "clocks.max.sm",
 ] as const;
 
 /** The --query-compute-apps fields the sampler asks for. */
@@ -42,6 +47,8 @@ const GPU_COLUMN_ALIASES: Record<string, string> = {
   "pci.busid": "pci.bus_id",
   "utilization.gpu_util": "utilization.gpu",
   "temperature.gpu.current": "temperature.gpu",
+  "clocks.current.sm": "clocks.sm",
+  "clocks.max.streaming_multiprocessor": "clocks.max.sm",
   // drivers before 535 (and their headers) use the old name
   "clocks_throttle_reasons.active": "clocks_event_reasons.active",
 };
@@ -168,6 +175,8 @@ export function parseGpuRow(line: string, index: ColumnIndex): GpuReading | null
   const uuid = parseTextCell(cell("uuid"));
   if (!/^(GPU|MIG)-[0-9A-Za-z-]+$/.test(uuid)) return null;
   const indexNumber = parseNumberCell(cell("index"));
+  const optionalNumber = <K extends string>(key: K, column: string): Partial<Record<K, number | null>> =>
+    index.at(column) >= 0 ? ({ [key]: parseNumberCell(cell(column)) } as Record<K, number | null>) : {};
   const power = index.at("power.draw") >= 0 ? parseNumberCell(cell("power.draw")) : parseNumberCell(cell("power.draw.instant") ?? cell("power.draw.average"));
   return {
     uuid,
@@ -179,6 +188,11 @@ export function parseGpuRow(line: string, index: ColumnIndex): GpuReading | null
     utilizationPct: parseNumberCell(cell("utilization.gpu")),
     temperatureC: parseNumberCell(cell("temperature.gpu")),
     powerW: power,
+    // telemetry beyond the first three, and health fields, only when queried, so a reading without them has no such keys
+    ...optionalNumber("memoryUtilizationPct", "utilization.memory"),
+    ...optionalNumber("powerLimitW", "power.limit"),
+    ...optionalNumber("smClockMHz", "clocks.sm"),
+    ...optionalNumber("smClockMaxMHz", "clocks.max.sm"),
     // health fields only when queried (./health.ts), so a reading without them has no such keys
     ...(index.at("clocks_event_reasons.active") >= 0 ? { throttleReasons: parseThrottleReasons(cell("clocks_event_reasons.active")) } : {}),
     ...(index.at("ecc.errors.corrected.volatile.total") >= 0 ? { eccCorrectedVolatile: parseEccCount(cell("ecc.errors.corrected.volatile.total")) } : {}),

@@ -130,6 +130,35 @@ describe("createProcAdapter on a fake /proc tree", () => {
     expect(await procs.inspect(322)).toEqual({ info: { pid: 322, state: "gone", cmdline: [] }, unit: null });
     expect(await procs.inspect(-1)).toEqual({ info: { pid: -1, state: "gone", cmdline: [] }, unit: null });
   });
+
+  it("re-reads the state every time, the cmdline and unit only for a new process or after the TTL", async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "gpudeck-proc-"));
+    await writeFile(path.join(root, "stat"), "cpu 1 2 3\nbtime 1700000000\n");
+    await mkdir(path.join(root, "400"));
+    const stat = (letter: string, start: number) =>
+      writeFile(
+        path.join(root, "400", "stat"),
+        `400 (python3) ${letter} 1 400 400 0 -1 4194560 1000 0 0 0 50 10 0 0 20 0 12 0 ${start} 1000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n`,
+      );
+    await stat("S", 100);
+    await writeFile(path.join(root, "400", "cmdline"), "python3\0serve-a\0");
+    await writeFile(path.join(root, "400", "cgroup"), "0::/system.slice/a.service\n");
+    const procs = createProcAdapter(root, { detailTtlMs: 60_000 });
+    expect(await procs.inspect(400)).toMatchObject({ info: { state: "sleeping", cmdline: ["python3", "serve-a"] }, unit: "a.service" });
+    await writeFile(path.join(root, "400", "cmdline"), "python3\0serve-b\0");
+    await stat("D", 100);
+    // same process: state fresh, details from the cache
+    expect(await procs.inspect(400)).toMatchObject({ info: { state: "uninterruptible", cmdline: ["python3", "serve-a"] }, unit: "a.service" });
+    // the PID reused by a new process (another start time): read again
+    await writeFile(path.join(root, "400", "cgroup"), "0::/system.slice/b.service\n");
+    await stat("S", 200);
+    expect(await procs.inspect(400)).toMatchObject({ info: { cmdline: ["python3", "serve-b"] }, unit: "b.service" });
+    // with no TTL, every call reads them
+    const fresh = createProcAdapter(root, { detailTtlMs: 0 });
+    await fresh.inspect(400);
+    await writeFile(path.join(root, "400", "cmdline"), "python3\0serve-c\0");
+    expect(await fresh.inspect(400)).toMatchObject({ info: { cmdline: ["python3", "serve-c"] } });
+  });
 });
 
 describe("createProcAdapter on the real /proc", () => {

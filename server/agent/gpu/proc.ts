@@ -145,8 +145,18 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
-/** Reads /proc (or a directory laid out like it, for tests). */
-export function createProcAdapter(procRoot = "/proc"): ProcAdapter & { bootTimeMs(): Promise<number | null> } {
+/** How long a living process's command line and unit are reused (same PID, same start time). */
+const DETAIL_TTL_MS = 10_000;
+const DETAIL_CACHE_MAX = 4096;
+
+/**
+ * Reads /proc (or a directory laid out like it, for tests). Every call reads the PID's stat
+ * (its state: the exited-holder check needs it fresh); its cmdline and cgroup are read again
+ * only when the process is new (another start time) or `detailTtlMs` passed — the sampler asks
+ * about every holder every second, and three async reads per holder were most of the agent's CPU.
+ */
+export function createProcAdapter(procRoot = "/proc", opts: { detailTtlMs?: number } = {}): ProcAdapter & { bootTimeMs(): Promise<number | null> } {
+  const ttlMs = opts.detailTtlMs ?? DETAIL_TTL_MS;
   let bootTimeMsCache: number | null | undefined;
   async function bootTimeMs(): Promise<number | null> {
     if (bootTimeMsCache !== undefined) return bootTimeMsCache;
@@ -155,6 +165,7 @@ export function createProcAdapter(procRoot = "/proc"): ProcAdapter & { bootTimeM
     bootTimeMsCache = sec === null ? null : sec * 1000;
     return bootTimeMsCache;
   }
+  const details = new Map<number, { startTimeTicks: number; readAtMs: number; cmdline: string[]; unit: string | null }>();
 
   return {
     bootTimeMs,
@@ -162,23 +173,33 @@ export function createProcAdapter(procRoot = "/proc"): ProcAdapter & { bootTimeM
       const gone = { info: { pid, state: "gone" as const, cmdline: [] }, unit: null };
       if (!Number.isInteger(pid) || pid <= 0) return gone;
       const dir = path.join(procRoot, String(pid));
-      const [statText, cmdlineBuf, cgroupText, boot] = await Promise.all([
-        readText(path.join(dir, "stat")),
-        readFile(path.join(dir, "cmdline")).catch(() => null),
-        readText(path.join(dir, "cgroup")),
-        bootTimeMs(),
-      ]);
+      const [statText, boot] = await Promise.all([readText(path.join(dir, "stat")), bootTimeMs()]);
       const stat = statText === null ? null : parseProcStat(statText);
-      if (!stat) return gone;
-      const info: ProcessInfo = {
-        pid,
-        state: stat.state,
-        cmdline: cmdlineBuf === null ? [] : parseCmdline(cmdlineBuf),
-      };
+      if (!stat) {
+        details.delete(pid);
+        return gone;
+      }
+      const now = Date.now();
+      let d = details.get(pid);
+      if (!d || d.startTimeTicks !== stat.startTimeTicks || now - d.readAtMs >= ttlMs) {
+        const [cmdlineBuf, cgroupText] = await Promise.all([readFile(path.join(dir, "cmdline")).catch(() => null), readText(path.join(dir, "cgroup"))]);
+        d = {
+          startTimeTicks: stat.startTimeTicks,
+          readAtMs: now,
+          cmdline: cmdlineBuf === null ? [] : parseCmdline(cmdlineBuf),
+          unit: cgroupText === null ? null : unitFromCgroupFile(cgroupText),
+        };
+        // a zombie's cmdline is empty: keep nothing that would outlive the process's own answer
+        if (stat.state !== "zombie") {
+          if (details.size >= DETAIL_CACHE_MAX) details.delete(details.keys().next().value!);
+          details.set(pid, d);
+        }
+      }
+      const info: ProcessInfo = { pid, state: stat.state, cmdline: d.cmdline };
       if (boot !== null && Number.isFinite(stat.startTimeTicks)) {
         info.startedAtMs = boot + (stat.startTimeTicks * 1000) / USER_HZ;
       }
-      return { info, unit: cgroupText === null ? null : unitFromCgroupFile(cgroupText) };
+      return { info, unit: d.unit };
     },
   };
 }

@@ -1,8 +1,11 @@
 /**
  * The real GpuAdapter: ONE long-lived `nvidia-smi --query-gpu=… --format=csv,nounits -lms N`
  * (one NVML init instead of one per sample, which costs seconds on big hosts without
- * persistence mode), plus `--query-compute-apps` one-shot calls each interval that never
- * overlap. A watchdog marks telemetry stale when no complete round arrives within 3
+ * persistence mode), plus `--query-compute-apps` one-shot calls that never overlap, made only
+ * when some GPU's used memory moved since the last answer (a process that starts, exits or
+ * grows moves it), and every `appsRefreshMs` regardless (default 5 s): starting nvidia-smi each
+ * second was two thirds of the agent's CPU. A process killed while its memory is still held is
+ * found at once from the last answer (its PID is gone from /proc). A watchdog marks telemetry stale when no complete round arrives within 3
  * intervals, SIGKILLs the loop and restarts it with capped backoff; every failure becomes a
  * status with a message, never an exception.
  */
@@ -34,6 +37,11 @@ export interface NvidiaSmiAdapterOptions {
   quietLogMs?: number;
   /** a compute-apps call taking longer is SIGKILLed (default max(3 intervals, 5 s)) */
   appsTimeoutMs?: number;
+  /**
+   * compute apps are asked for when a GPU's used memory moved since the last answer, and at
+   * least this often regardless (default 5 s; ≤ the interval: every interval, the old way)
+   */
+  appsRefreshMs?: number;
   /** allowance for NVML init before a new loop's first round (default max(3 intervals, 30 s)) */
   startupTimeoutMs?: number;
   /** restart backoff: base · 2^attempt, capped (defaults 1 s, 30 s) */
@@ -110,6 +118,10 @@ const OPTIONAL_GPU_FIELDS = new Set([
   "utilization.gpu",
   "temperature.gpu",
   "power.draw",
+  "utilization.memory",
+  "power.limit",
+  "clocks.sm",
+  "clocks.max.sm",
   "index",
   ...GPU_HEALTH_QUERY_FIELDS,
   ...Object.values(GPU_FIELD_FALLBACKS),
@@ -130,6 +142,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   /** restart-loop lines: the first of a failure, then at most one a minute */
   private readonly retryLog: QuietLog;
   private readonly appsTimeoutMs: number;
+  private readonly appsRefreshMs: number;
   private readonly startupTimeoutMs: number;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
@@ -166,6 +179,12 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private appsChild: ChildProcess | null = null;
   private appsTimer: NodeJS.Timeout | null = null;
   private appsOutcome: AppsOutcome | null = null;
+  /** used MiB per GPU in the latest round, and in the round before the last compute-apps call began */
+  private latestUsed = new Map<string, number | null>();
+  private appsBasis: Map<string, number | null> | null = null;
+  private appsStartedAtMs = 0;
+  /** compute-apps calls started (tests and the bench read it) */
+  appsCalls = 0;
 
   constructor(opts: NvidiaSmiAdapterOptions) {
     this.path = opts.nvidiaSmiPath;
@@ -173,6 +192,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.log = opts.log ?? (() => {});
     this.retryLog = quietLog(this.log, { everyMs: opts.quietLogMs });
     this.appsTimeoutMs = opts.appsTimeoutMs ?? Math.max(3 * this.intervalMs, 5000);
+    this.appsRefreshMs = Math.max(this.intervalMs, opts.appsRefreshMs ?? 5000);
     this.startupTimeoutMs = opts.startupTimeoutMs ?? Math.max(3 * this.intervalMs, 30000);
     this.backoffBaseMs = opts.backoffBaseMs ?? 1000;
     this.backoffMaxMs = opts.backoffMaxMs ?? 30000;
@@ -338,7 +358,32 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.setStatus("ok", this.okMessage());
     this.loopWarnings = [];
     const sample = { atMs: round.atMs, gpus: round.gpus, apps: this.currentApps(now) };
+    this.latestUsed = new Map(round.gpus.map((g) => [g.uuid, g.memoryUsedMiB]));
     this.deliver("sample", () => this.onSample(sample));
+    // memory moved: ask at once rather than at the next tick (the attribution follows one round later)
+    if (this.appsTimer && this.memoryMoved()) {
+      clearTimeout(this.appsTimer);
+      this.appsTimer = null;
+      this.pollApps();
+    }
+  }
+
+  /** Whether the holders may have changed since the last compute-apps answer. */
+  private memoryMoved(): boolean {
+    const basis = this.appsBasis;
+    if (!basis || basis.size !== this.latestUsed.size) return true;
+    for (const [uuid, used] of this.latestUsed) {
+      // no memory.used (GB10: unified memory): the per-process numbers are all there is
+      if (used == null || basis.get(uuid) !== used) return true;
+    }
+    return false;
+  }
+
+  /** Poll now? When memory moved, the last answer failed or is older than appsRefreshMs. */
+  private appsDue(now: number): boolean {
+    if (!this.appsOutcome?.ok) return true;
+    if (now - this.appsStartedAtMs >= this.appsRefreshMs) return true;
+    return this.memoryMoved();
   }
 
   /** A throwing consumer must not take the sampler (or the agent) down from a stream handler. */
@@ -436,13 +481,16 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private currentApps(now: number): ComputeApp[] | null {
     const o = this.appsOutcome;
     if (!o || !o.ok) return null;
-    const maxAge = Math.max(3 * this.intervalMs, this.appsTimeoutMs + this.intervalMs);
+    const maxAge = Math.max(3 * this.intervalMs, this.appsTimeoutMs + this.intervalMs) + this.appsRefreshMs;
     return now - o.atMs <= maxAge ? o.apps : null;
   }
 
   private pollApps(): void {
     if (this.closed || this.appsChild) return;
     const startedAt = Date.now();
+    this.appsStartedAtMs = startedAt;
+    this.appsBasis = new Map(this.latestUsed);
+    this.appsCalls++;
     const args = [`--query-compute-apps=${COMPUTE_APP_QUERY_FIELDS.join(",")}`, "--format=csv,nounits"];
     let child: ChildProcess;
     try {
@@ -511,13 +559,16 @@ export class NvidiaSmiSampler implements GpuAdapter {
     // While nvidia-smi is failing anyway (no driver, no binary), poll as slowly as the loop retries.
     const healthy = this.current.state === "ok" || this.current.state === "connecting";
     const period = healthy ? this.intervalMs : Math.max(this.intervalMs, this.backoffDelay());
-    this.appsTimer = setTimeout(
-      () => {
-        this.appsTimer = null;
-        this.pollApps();
-      },
-      Math.max(0, period - elapsed),
-    );
+    this.scheduleApps(Math.max(0, period - elapsed));
+  }
+
+  /** The next tick: poll if due, else look again one interval later. */
+  private scheduleApps(delayMs: number): void {
+    this.appsTimer = setTimeout(() => {
+      this.appsTimer = null;
+      if (this.appsDue(Date.now())) this.pollApps();
+      else this.scheduleApps(this.intervalMs);
+    }, delayMs);
   }
 }
 

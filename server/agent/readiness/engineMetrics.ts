@@ -1,10 +1,12 @@
 /**
  * The engine metrics gpudeck shows, from each engine's own series: requests running and
- * waiting, KV-cache usage, generated tokens per second and the mean time to first token. Rates
- * and means come from two consecutive scrapes (a counter that went down was reset: no rate
+ * waiting, KV-cache usage, generated tokens per second, the mean time to first token, and p50/p95
+ * of time to first token and inter-token latency (from the histograms' buckets). Rates, means
+ * and quantiles come from two consecutive scrapes (a counter that went down was reset: no rate
  * then). Pure: the caller keeps the previous reading.
  */
 import type { EngineKind, EngineMetrics } from "../../contract/readiness";
+import { parseHistogramBuckets, quantileBetween, type HistogramBuckets } from "./histogram";
 import { parsePrometheusText, type SeriesValues } from "./prometheus";
 
 interface Series {
@@ -16,8 +18,10 @@ interface Series {
   tokensTotal: string[];
   /** the engine's own tokens/s gauge, preferred over the counter's rate */
   tokensGauge: string[];
-  /** a histogram (its _sum and _count) */
+  /** a histogram (its _sum and _count; its buckets for p50/p95) */
   ttft: string | null;
+  /** inter-token latency histograms, newest name first */
+  itl: string[];
 }
 
 export const ENGINE_SERIES: Partial<Record<EngineKind, Series>> = {
@@ -29,6 +33,7 @@ export const ENGINE_SERIES: Partial<Record<EngineKind, Series>> = {
     tokensTotal: ["vllm:generation_tokens_total"],
     tokensGauge: [],
     ttft: "vllm:time_to_first_token_seconds",
+    itl: ["vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"],
   },
   sglang: {
     running: ["sglang:num_running_reqs"],
@@ -37,6 +42,7 @@ export const ENGINE_SERIES: Partial<Record<EngineKind, Series>> = {
     tokensTotal: ["sglang:generation_tokens_total"],
     tokensGauge: ["sglang:gen_throughput"],
     ttft: "sglang:time_to_first_token_seconds",
+    itl: ["sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"],
   },
   "llama.cpp": {
     running: ["llamacpp:requests_processing"],
@@ -45,6 +51,7 @@ export const ENGINE_SERIES: Partial<Record<EngineKind, Series>> = {
     tokensTotal: ["llamacpp:tokens_predicted_total"],
     tokensGauge: [],
     ttft: null,
+    itl: [],
   },
 };
 
@@ -55,6 +62,17 @@ export interface MetricsReading {
   tokensTotal: number | null;
   ttftSum: number | null;
   ttftCount: number | null;
+  /** the histograms' buckets, for the next scrape's quantiles */
+  buckets?: HistogramBuckets;
+  /** p50/p95 between the previous scrape and this one, ms; null = no observation or not exported */
+  latency?: EngineLatency;
+}
+
+export interface EngineLatency {
+  ttftP50Ms: number | null;
+  ttftP95Ms: number | null;
+  itlP50Ms: number | null;
+  itlP95Ms: number | null;
 }
 
 export function readEngineMetrics(engine: EngineKind, text: string, atMs: number, previous: MetricsReading | null): MetricsReading | null {
@@ -87,7 +105,15 @@ export function readEngineMetrics(engine: EngineKind, text: string, atMs: number
     generationTokensPerS: first(values, s.tokensGauge, sum) ?? rate,
     ttftSeconds: dCount > 0 && dSum >= 0 ? dSum / dCount : null,
   };
-  return { atMs, metrics, tokensTotal, ttftSum, ttftCount };
+  const histNames = [...(s.ttft ? [s.ttft] : []), ...s.itl];
+  const buckets = parseHistogramBuckets(text, histNames);
+  const itl = s.itl.find((n) => buckets.has(n));
+  const q = (name: string | null | undefined, p: number) => {
+    const v = name ? quantileBetween(previous?.buckets?.get(name), buckets.get(name), p) : null;
+    return v === null ? null : v * 1000;
+  };
+  const latency: EngineLatency = { ttftP50Ms: q(s.ttft, 0.5), ttftP95Ms: q(s.ttft, 0.95), itlP50Ms: q(itl, 0.5), itlP95Ms: q(itl, 0.95) };
+  return { atMs, metrics, tokensTotal, ttftSum, ttftCount, buckets, latency };
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);

@@ -7,7 +7,9 @@
  * `unknown` and cost nothing (no probes, not followed).
  */
 import type { AgentEvent, StoredEvent } from "../../contract/events";
-import { unknownReadiness, type EngineMetrics, type Readiness, type ReadinessTransition } from "../../contract/readiness";
+import { unknownReadiness, type EngineHistoryRow, type EngineMetrics, type Readiness, type ReadinessTransition } from "../../contract/readiness";
+import { EngineHistory } from "./engineHistory";
+import { quietLog } from "../quietLog";
 import type { JournalEntry, UnitStatePair, UnitSummary } from "../../contract/types";
 import type { EngineHttp, SystemdAdapter } from "../adapter";
 import { readinessSettings, type ReadinessConfig } from "./config";
@@ -48,6 +50,7 @@ export function isRunPhase(p: UnitStatePair): boolean {
 }
 
 export class ReadinessMonitor {
+  private readonly engineRows: EngineHistory;
   private readonly watches = new Map<string, UnitWatch>();
   /** units whose ExecStart was read (detection is retried for the others) */
   private readonly detected = new Set<string>();
@@ -65,6 +68,20 @@ export class ReadinessMonitor {
     this.log = opts.log ?? (() => undefined);
     this.now = opts.now ?? Date.now;
     this.timelineStore = new ReadinessTimeline(opts.store ?? null, this.log);
+    const store = opts.store ?? null;
+    const quiet = quietLog(this.log);
+    this.engineRows = new EngineHistory({
+      persist: store?.addEngineRow
+        ? (unit, row) => {
+            try {
+              store.addEngineRow!(unit, row);
+              quiet.recovered("readiness: writing engine history works again");
+            } catch (err) {
+              quiet.repeat("engine-write", `readiness: cannot write engine history to ${store.file}: ${(err as Error).message}`);
+            }
+          }
+        : undefined,
+    });
     const follow = hub.host.systemd.followUnitsJournal?.bind(hub.host.systemd);
     this.feed = new JournalFeed(follow, (e) => this.onEntry(e), this.log);
   }
@@ -72,6 +89,12 @@ export class ReadinessMonitor {
   /** Restore history, find the engines of the units there are, read back what running ones logged, then follow. */
   async start(): Promise<void> {
     this.timelineStore.restore();
+    try {
+      const rows = this.opts.store?.loadEngineRows?.(this.now() - 24 * 3600_000);
+      if (rows) this.engineRows.restore(rows, this.now());
+    } catch (err) {
+      this.log(`readiness: could not restore engine history: ${(err as Error).message}`);
+    }
     this.disposers.push(this.hub.addUnitFields((u) => ({ readiness: this.readiness(u.name) })));
     this.disposers.push(this.hub.subscribe((e) => queueMicrotask(() => this.onEvent(e.event)), { internal: true }));
     const units = this.hub.units();
@@ -103,6 +126,11 @@ export class ReadinessMonitor {
 
   engineMetrics(name: string): EngineMetrics | null {
     return this.watches.get(name)?.metrics() ?? null;
+  }
+
+  /** units.engineHistory: the engine's load and latency since sinceMs, at most `points` rows. */
+  engineHistory(name: string, sinceMs: number, points: number): EngineHistoryRow[] {
+    return this.engineRows.query(name, sinceMs, points);
   }
 
   timeline(name: string, sinceMs = 0): ReadinessTransition[] {
@@ -171,6 +199,7 @@ export class ReadinessMonitor {
         record: (t) => this.timelineStore.add(t),
         lastRecorded: (unit) => this.timelineStore.last(unit),
         log: this.log,
+        engineRow: (unit, row) => this.engineRows.push(unit, row),
       });
       this.watches.set(name, w);
     }

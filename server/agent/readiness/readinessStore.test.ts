@@ -56,7 +56,7 @@ describe("readiness transitions in the history store", () => {
     store.close();
   });
 
-  it("an older store (schema 2) gains the table", () => {
+  it("an older store (schema 2) gains the tables (readiness, engine rows: schema 4)", () => {
     const db = new Database(join(dir, HISTORY_DB_FILE));
     db.exec("CREATE TABLE transitions (unit TEXT NOT NULL, at_usec INTEGER NOT NULL, body TEXT NOT NULL)");
     db.pragma("user_version = 2");
@@ -64,9 +64,10 @@ describe("readiness transitions in the history store", () => {
     const store = HistoryStore.open(dir);
     store.addReadinessTransition(t("a.service", NOW, "serving"));
     expect(store.loadReadinessTransitions(5).get("a.service")).toHaveLength(1);
+    expect(store.loadEngineRows(0).size).toBe(0);
     store.close();
     const check = new Database(join(dir, HISTORY_DB_FILE));
-    expect(check.pragma("user_version", { simple: true })).toBe(3);
+    expect(check.pragma("user_version", { simple: true })).toBe(4);
     check.close();
   });
 });

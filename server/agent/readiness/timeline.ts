@@ -3,13 +3,16 @@
  * bounded in memory, written to the history store as they happen and restored from it at start.
  * A store that fails costs history, never readiness: failures are logged quietly.
  */
-import type { ReadinessTransition } from "../../contract/readiness";
+import type { EngineHistoryRow, ReadinessTransition } from "../../contract/readiness";
 import { quietLog, type QuietLog } from "../quietLog";
 
 export interface ReadinessStore {
   readonly file: string;
   addReadinessTransition(t: ReadinessTransition): void;
   loadReadinessTransitions(perUnit: number): Map<string, ReadinessTransition[]>;
+  /** the engines' load and latency (./engineHistory.ts), one row per unit every ~30 s */
+  addEngineRow?(unit: string, row: EngineHistoryRow): void;
+  loadEngineRows?(sinceMs: number): Map<string, EngineHistoryRow[]>;
 }
 
 export class ReadinessTimeline {

@@ -5,7 +5,7 @@
  * (a progress bar must not flood the event ring), state and stage changes also as a timeline
  * transition.
  */
-import type { EngineMetrics, Readiness, ReadinessTransition } from "../../contract/readiness";
+import type { EngineHistoryRow, EngineMetrics, Readiness, ReadinessTransition } from "../../contract/readiness";
 import type { JournalEntry } from "../../contract/types";
 import type { EngineHttp } from "../adapter";
 import { readEngineMetrics, type MetricsReading } from "./engineMetrics";
@@ -30,6 +30,8 @@ export interface UnitWatchDeps {
   /** the last transition recorded for the unit (from an earlier run of the agent too) */
   lastRecorded(unit: string): ReadinessTransition | null;
   log(msg: string): void;
+  /** each scrape's load and latency, for units.engineHistory */
+  engineRow?(unit: string, row: EngineHistoryRow): void;
 }
 
 export class UnitWatch {
@@ -158,7 +160,22 @@ export class UnitWatch {
       this.metricsMissing = true; // started without metrics (llama.cpp --metrics, SGLang --enable-metrics): stop asking this run
       return;
     }
-    this.metricsReading = readEngineMetrics(engine, res.text, this.deps.now(), this.metricsReading) ?? this.metricsReading;
+    const reading = readEngineMetrics(engine, res.text, this.deps.now(), this.metricsReading);
+    if (!reading) return;
+    this.metricsReading = reading;
+    const m = reading.metrics;
+    const l = reading.latency;
+    this.deps.engineRow?.(this.name, {
+      atMs: reading.atMs,
+      running: m.requestsRunning,
+      waiting: m.requestsWaiting,
+      kvCacheUsage: m.kvCacheUsage,
+      ttftP50Ms: l?.ttftP50Ms ?? null,
+      ttftP95Ms: l?.ttftP95Ms ?? null,
+      itlP50Ms: l?.itlP50Ms ?? null,
+      itlP95Ms: l?.itlP95Ms ?? null,
+      tokensPerSecond: m.generationTokensPerS,
+    });
   }
 
   /** Tell the agent what changed (throttling progress-only updates) and record state/stage changes. */

@@ -3,7 +3,7 @@
  * `gpus.history` (for the charts), `gpus.faults` (Xids from the kernel log) and
  * `gpus.killHolder` (admin: SIGKILL a process holding memory on a unit's GPUs, ./killHolder.ts).
  */
-import { thinForReply } from "../sampleHistory";
+import { gpuHistoryReply } from "../gpuHistoryReply";
 import { faultsInput, killHolderInput } from "../../contract/operationSchemas";
 import { gpuHistoryInput } from "../../contract/schemas";
 import { authedProcedure, router } from "../../trpc";
@@ -15,7 +15,7 @@ export function createGpusRouter(services: AgentServices) {
   const { hub } = services;
   return router({
     list: authedProcedure.query(() => ({ sample: hub.gpuNow(), telemetry: hub.telemetryStatus() })),
-    history: authedProcedure.input(gpuHistoryInput).query(({ input }) => thinForReply(hub.gpuHistory.since(input.sinceMs, input.uuid))),
+    history: authedProcedure.input(gpuHistoryInput).query(({ input }) => gpuHistoryReply(hub.gpuHistory, input)),
     faults: authedProcedure.input(faultsInput).query(({ input }) => agentParts(hub).faults.list({ sinceMs: input?.sinceMs, unit: input?.unit })),
     killHolder: authedProcedure.input(killHolderInput).mutation(({ input, ctx }) => killHolder(services, input, ctx.actor)),
   });

@@ -4,7 +4,7 @@
  * job. Every action, refused ones included, is recorded with who asked and why.
  */
 import { tracked, TRPCError } from "@trpc/server";
-import { followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
+import { engineHistoryInput, followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
 import type { UnitAction } from "../../contract/types";
 import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
@@ -16,6 +16,7 @@ import { agentParts } from "../agentParts";
 import { readinessOf } from "../readiness/index";
 import { stopLoop } from "../crashLoop/stopLoop";
 import { beginGpuAwareAction, gpuAwareRequested } from "./gpuAwareAction";
+import { gpuHistoryReply } from "../gpuHistoryReply";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
 
 export function createUnitsRouter(services: AgentServices) {
@@ -83,13 +84,20 @@ export function createUnitsRouter(services: AgentServices) {
       const name = allowed(input.name);
       const parts = agentParts(hub);
       const sinceMs = input.sinceMs ?? 0;
+      const gpu = input.points ? { gpu: gpuHistoryReply(hub.gpuHistory, { sinceMs, untilMs: input.untilMs, points: input.points }) } : {};
       return {
         ...hub.timeline(name, sinceMs * 1000),
+        ...gpu,
         faults: parts.faults.list({ sinceMs, unit: name }),
         operations: parts.operations.list(name).filter((o) => o.atMs >= sinceMs),
         /** the readiness lane: state and stage changes (serving, loading weights …) */
         readiness: readinessOf(hub)?.timeline(name, sinceMs) ?? [],
       };
+    }),
+    /** The engine's load and latency (TTFT/ITL p50/p95, running, waiting, KV cache, tokens/s) over time; [] without readiness or engine metrics. */
+    engineHistory: authedProcedure.input(engineHistoryInput).query(({ input }) => {
+      const name = allowed(input.name);
+      return readinessOf(hub)?.engineHistory(name, input.sinceMs, input.points) ?? [];
     }),
     /** Whether the unit restarts in a loop (GPUDECK_CRASH_LOOP), with the evidence: restart times, exits, last log line. */
     crashLoop: authedProcedure.input(unitInput).query(({ input }) => {

@@ -165,10 +165,24 @@ export class SimEngineHttp implements EngineHttp {
       "# TYPE vllm:generation_tokens_total counter",
       `vllm:generation_tokens_total${labels} ${Math.floor(upS * busy * 1850)}.0`,
       "# TYPE vllm:time_to_first_token_seconds histogram",
-      `vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="${e.model}"} ${requests}.0`,
-      `vllm:time_to_first_token_seconds_count${labels} ${requests}.0`,
-      `vllm:time_to_first_token_seconds_sum${labels} ${(requests * (0.08 + busy * 0.3)).toFixed(3)}`,
+      ...histogram("vllm:time_to_first_token_seconds", e.model, requests, 0.08 + busy * 0.3, TTFT_BOUNDS),
+      "# TYPE vllm:inter_token_latency_seconds histogram",
+      ...histogram("vllm:inter_token_latency_seconds", e.model, Math.floor(upS * busy * 1850), 0.012 + busy * 0.03, ITL_BOUNDS),
       "",
     ].join("\n");
   }
+}
+
+const TTFT_BOUNDS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const ITL_BOUNDS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1];
+
+/** A histogram as vLLM exports it: cumulative buckets (an exponential spread around `meanS`), _count and _sum. */
+function histogram(name: string, model: string, count: number, meanS: number, bounds: readonly number[]): string[] {
+  const labels = (le?: string) => `{engine="0",${le ? `le="${le}",` : ""}model_name="${model}"}`;
+  return [
+    ...bounds.map((b) => `${name}_bucket${labels(String(b))} ${Math.floor(count * (1 - Math.exp(-b / meanS)))}.0`),
+    `${name}_bucket${labels("+Inf")} ${count}.0`,
+    `${name}_count${labels()} ${count}.0`,
+    `${name}_sum${labels()} ${(count * meanS).toFixed(3)}`,
+  ];
 }

@@ -151,6 +151,7 @@ export class SimWorld {
       const util = busy.get(g.uuid) ?? 0;
       const jitter = util > 0 ? Math.round((Math.random() - 0.5) * 12) : 0;
       const utilPct = Math.max(0, Math.min(100, util + jitter));
+      const powerW = Math.round((118 + utilPct * 5.2 + (used > 0 ? 40 : 0)) * 10) / 10;
       return {
         uuid: g.uuid,
         index: g.index,
@@ -161,7 +162,12 @@ export class SimWorld {
         memoryUsedMiB: this.unified ? null : used,
         utilizationPct: utilPct,
         temperatureC: Math.round(33 + utilPct * 0.38 + (used / g.totalMiB) * 4),
-        powerW: Math.round((118 + utilPct * 5.2 + (used > 0 ? 40 : 0)) * 10) / 10,
+        powerW,
+        powerLimitW: POWER_LIMIT_W,
+        memoryUtilizationPct: Math.round(utilPct * 0.45),
+        // the SM clock drops when the power draw reaches the limit (as sw_power_cap would)
+        smClockMHz: utilPct === 0 ? 345 : powerW >= POWER_LIMIT_W * 0.95 ? 1650 : SM_CLOCK_MAX_MHZ,
+        smClockMaxMHz: SM_CLOCK_MAX_MHZ,
         // a healthy data-centre GPU with ECC on: counts reported, and zero
         eccCorrectedVolatile: 0,
         eccUncorrectedVolatile: 0,
@@ -170,6 +176,9 @@ export class SimWorld {
     return { gpus, apps };
   }
 }
+
+const POWER_LIMIT_W = 700;
+const SM_CLOCK_MAX_MHZ = 1980;
 
 function allocationAt(a: Allocation, now: Ms): number {
   if (a.rampMs <= 0) return a.targetMiB;

@@ -6,7 +6,14 @@
 import { tracked, TRPCError } from "@trpc/server";
 import { can, unitPermissions } from "../../auth/authorize";
 import { UNIT_ACTION_PROCEDURES } from "../../contract/procedures";
-import { hostFollowJournalInput, hostJournalInput, hostTimelineInput, hostUnitInput, panelUnitActionInput } from "../../contract/schemas";
+import {
+  hostEngineHistoryInput,
+  hostFollowJournalInput,
+  hostJournalInput,
+  hostTimelineInput,
+  hostUnitInput,
+  panelUnitActionInput,
+} from "../../contract/schemas";
 import type { JournalEntry, UnitAction } from "../../contract/types";
 import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
@@ -122,6 +129,9 @@ export const unitsRouter = router({
     // who acted from which address is the audit log's (operators and admins), not everyone's timeline
     return { ...t, actions: t.actions.map((a) => ({ ...a, sourceAddr: null })) };
   }),
+  engineHistory: expensiveQueryProcedure
+    .input(hostEngineHistoryInput)
+    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.engineHistory.query(input, asActor(ctx.actor)))),
   journal: journalReader
     .input(hostJournalInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
