@@ -23,6 +23,7 @@ const BENCHES: Record<string, string> = {
   actions: "action-ack.ts",
   agent: "agent-overhead.ts",
   fanout: "fanout.ts",
+  ingest: "ingest.ts",
 };
 
 function runOne(script: string, args: string[]): Promise<{ code: number; out: string }> {
