@@ -8,7 +8,7 @@
  * Baseline in the same run: the floor, a process that only opens the same N streams and
  * JSON.parses each event (bench/lib/floorIngest.ts).
  *
- *   node --import tsx bench/ingest.ts [--smoke] [--hosts=50,200,500] [--seconds=20] [--cpu-prof]
+ *   node --import tsx bench/ingest.ts [--smoke] [--hosts=50,200,500] [--seconds=20] [--load=restarts] [--cpu-prof]
  * --cpu-prof writes the panel's V8 CPU profile of each level to .bench-prof/ (open in Chrome's
  * DevTools or speedscope).
  */
@@ -38,6 +38,8 @@ const HOSTS = listArg("hosts", [50, 200, 500], [3]);
 const MEASURE_S = listArg("seconds", [20], [2])[0]!;
 const WARM_S = smoke ? 1 : 5;
 const PROFILE = process.argv.includes("--cpu-prof");
+/** --load=restarts: every event of a unit restart each second (jobs, readiness stages, actions), as the demo's bench drives it */
+const LOAD = process.argv.find((a) => a.startsWith("--load="))?.slice(7) === "restarts" ? "restarts" : "transition";
 
 interface Level {
   hosts: number;
@@ -140,7 +142,7 @@ async function level(dir: string, replay: Awaited<ReturnType<typeof startReplay>
 async function main() {
   printHeader("Ingest: the panel's CPU per connected agent, nobody watching", smoke);
   console.log(
-    `hosts ${HOSTS.join(", ")}; replay agents: a GPU sample (8 GPUs, 32 holders) and a unit transition per host per second; each level: ${WARM_S} s settle, then ${MEASURE_S} s measured\n`,
+    `hosts ${HOSTS.join(", ")}; replay agents: a GPU sample (8 GPUs, 32 holders) and ${LOAD === "restarts" ? "every event of a unit restart (~25 events)" : "a unit transition"} per host per second; each level: ${WARM_S} s settle, then ${MEASURE_S} s measured\n`,
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-ingest-"));
   const replay = await startReplay(dir, Math.max(...HOSTS));
