@@ -56,7 +56,7 @@ export async function startReplay(dir: string, count: number): Promise<{ proc: P
   const { proc, match } = await Proc.node(
     "replay agents",
     ["bench/lib/replayAgents.ts", String(count), file, smoke ? "5" : "20"],
-    { ...process.env },
+    { ...process.env, REPLAY_LOAD: LOAD },
     /^\[replay\] \d+ agents ready on (\d+)/,
     120_000,
   );
