@@ -1,8 +1,9 @@
 /**
  * Browser streams of the panel's fleet hub: each viewer subscribes to what it looks at (the fleet,
  * one host, or one unit), and gets its events from the hub in-process. An event is serialized
- * once for all viewers of a scope (contract/wire.ts) and queued per viewer by reference in a
- * bounded queue; a viewer that cannot keep up gets a fresh snapshot, never unbounded memory.
+ * once for all viewers of a scope (contract/wire.ts) and handed to each viewer by reference:
+ * pushed to its socket writer (`subscribe`, ../sseWriter.ts) or queued in a bounded queue
+ * (`watch`); a viewer that cannot keep up gets a fresh snapshot, never unbounded memory.
  */
 import { randomBytes } from "node:crypto";
 import type { PanelEvent, WatchScope } from "../../contract/fleet";
@@ -19,7 +20,8 @@ export interface StreamItem {
 
 interface Subscriber {
   scope: WatchScope;
-  queue: BoundedQueue<StreamItem>;
+  /** to this viewer: its queue (watch) or its socket writer (subscribe) */
+  deliver: (item: StreamItem) => void;
   /** host/unit scopes resuming from a position this panel has not seen yet: skip up to it */
   skipThrough: { bootId: string; seq: number } | null;
 }
@@ -99,29 +101,55 @@ export class Fanout {
 
   // --- browser streams ---------------------------------------------------------------------
 
-  /** A viewer's stream: a snapshot or the events it missed, then live events, until `signal` aborts. */
-  async *watch(scope: WatchScope, lastEventId: string | null, signal: AbortSignal): AsyncGenerator<StreamItem> {
-    const sub: Subscriber = { scope, queue: new BoundedQueue(this.queueLimit), skipThrough: null };
+  /**
+   * A viewer, pushed to: `deliver` gets the snapshot or the events it missed at once (before
+   * this returns: nothing can fall between them), then every live event of its scope, by
+   * reference (one serialization shared by every viewer). `resync()` after the viewer fell
+   * behind: its fresh snapshot, from which live events go on. `close()` when it leaves.
+   */
+  subscribe(scope: WatchScope, lastEventId: string | null, deliver: (item: StreamItem) => void): { resync(): StreamItem; close(): void } {
+    const sub: Subscriber = { scope, deliver, skipThrough: null };
     const set = this.setFor(scope, true)!;
     set.add(sub);
+    for (const item of this.initial(sub, lastEventId)) deliver(item);
+    let closed = false;
+    return {
+      resync: () => {
+        sub.skipThrough = null;
+        return this.snapshotFor(scope);
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        set.delete(sub);
+        this.dropEmpty(scope);
+      },
+    };
+  }
+
+  /** A viewer's stream: a snapshot or the events it missed, then live events, until `signal` aborts; bounded queue, a fresh snapshot when it overflows. */
+  async *watch(scope: WatchScope, lastEventId: string | null, signal: AbortSignal): AsyncGenerator<StreamItem> {
+    const queue = new BoundedQueue<StreamItem>(this.queueLimit);
+    // registration and the first items happen in one tick: nothing can fall between them
+    // what subscribe() delivers at once (a replay may be longer than the queue's bound) is yielded first
+    let first: StreamItem[] | null = [];
+    const sub = this.subscribe(scope, lastEventId, (item) => (first ? first.push(item) : queue.push(item)));
+    const initial = first;
+    first = null;
     try {
-      // registration and the first items happen in one tick: nothing can fall between them
-      const first = this.initial(sub, lastEventId);
-      for (const item of first) yield item;
+      for (const item of initial) yield item;
       for (;;) {
         try {
-          for await (const item of sub.queue.drain(signal)) yield item;
+          for await (const item of queue.drain(signal)) yield item;
           return;
         } catch (err) {
           if (!(err instanceof StreamOverflow)) throw err;
-          sub.queue.recover();
-          sub.skipThrough = null;
-          yield this.snapshotFor(scope);
+          queue.recover();
+          yield sub.resync();
         }
       }
     } finally {
-      set.delete(sub);
-      this.dropEmpty(scope);
+      sub.close();
     }
   }
 
@@ -196,7 +224,7 @@ export class Fanout {
         if (pos.bootId === sub.skipThrough.bootId && pos.seq <= sub.skipThrough.seq) continue;
         sub.skipThrough = null;
       }
-      sub.queue.push(item);
+      sub.deliver(item);
     }
   }
 
