@@ -15,11 +15,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readAgents, type AgentEntry } from "./lib/agents";
 import { runMain, smoke } from "./lib/args";
 import { printHeader } from "./lib/machine";
 import { CpuWindow, PeakSampler, rssBytes } from "./lib/proc";
-import { demoEnv, freePort, Proc, ROOT } from "./lib/processes";
+import { Proc, ROOT } from "./lib/processes";
+import { startPanelApi, startReplay, waitFor, type ReplayFleet } from "./lib/replayFleet";
 import { mib, sleep } from "./lib/stats";
 import { printTable, Targets, type Cell } from "./lib/table";
 
@@ -50,52 +50,7 @@ interface Level {
   floorCpuPct: number;
 }
 
-/** Start the replay agents once, for the largest level; each level's panel watches the first N. */
-export async function startReplay(dir: string, count: number): Promise<{ proc: Proc; agents: AgentEntry[]; streams: () => Promise<number> }> {
-  const file = path.join(dir, "replay-agents.json");
-  const { proc, match } = await Proc.node(
-    "replay agents",
-    ["bench/lib/replayAgents.ts", String(count), file, smoke ? "5" : "20"],
-    { ...process.env, REPLAY_LOAD: LOAD },
-    /^\[replay\] \d+ agents ready on (\d+)/,
-    120_000,
-  );
-  const port = match[1]!;
-  const streams = async () => Number(await (await fetch(`http://127.0.0.1:${port}/streams`)).text());
-  return { proc, agents: readAgents(file), streams };
-}
-
-export async function waitFor(what: string, ok: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const t0 = performance.now();
-  while (!(await ok())) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(100);
-  }
-  return (performance.now() - t0) / 1000;
-}
-
-/** The panel (API and fleet hub, no pages) in demo mode over `agents`. */
-export async function startPanelApi(
-  dir: string,
-  agents: AgentEntry[],
-  extraArgs: string[] = [],
-  env: Record<string, string> = {},
-): Promise<{ proc: Proc; url: string }> {
-  const file = path.join(dir, `agents-${agents.length}.json`);
-  writeFileSync(file, JSON.stringify(agents));
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(dir, "panel-"));
-  const { proc } = await Proc.node(
-    "panel",
-    [...extraArgs, "bench/lib/panelApi.ts"],
-    { ...demoEnv(dataDir, agents.length), GPUDECK_DEMO: "1", GPUDECK_AGENTS_FILE: file, PORT: String(port), ...env },
-    /^\[panel\] ready on/,
-    120_000,
-  );
-  return { proc, url: `http://127.0.0.1:${port}` };
-}
-
-async function level(dir: string, replay: Awaited<ReturnType<typeof startReplay>>, hosts: number): Promise<Level> {
+async function level(dir: string, replay: ReplayFleet, hosts: number): Promise<Level> {
   const agents = replay.agents.slice(0, hosts);
   const prof = path.join(ROOT, ".bench-prof");
   if (PROFILE) mkdirSync(prof, { recursive: true });
@@ -145,7 +100,7 @@ async function main() {
     `hosts ${HOSTS.join(", ")}; replay agents: a GPU sample (8 GPUs, 32 holders) and ${LOAD === "restarts" ? "every event of a unit restart (~25 events)" : "a unit transition"} per host per second; each level: ${WARM_S} s settle, then ${MEASURE_S} s measured\n`,
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-ingest-"));
-  const replay = await startReplay(dir, Math.max(...HOSTS));
+  const replay = await startReplay(dir, Math.max(...HOSTS), LOAD, smoke ? 5 : 20);
   const results: Level[] = [];
   try {
     for (const n of HOSTS) results.push(await level(dir, replay, n));

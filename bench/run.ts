@@ -24,6 +24,7 @@ const BENCHES: Record<string, string> = {
   agent: "agent-overhead.ts",
   fanout: "fanout.ts",
   ingest: "ingest.ts",
+  delivery: "delivery.ts",
 };
 
 function runOne(script: string, args: string[]): Promise<{ code: number; out: string }> {
