@@ -38,7 +38,7 @@ const listArg = (name: string, full: number[], small: number[]) => {
 };
 const VIEWERS = listArg("viewers", [10, 1000], [5, 10]);
 const HOSTS = listArg("hosts", [1, 50], [2]);
-const MEASURE_S = listArg("seconds", [20], [2])[0]!;
+const MEASURE_S = listArg("seconds", [20], [1])[0]!;
 const WARM_S = smoke ? 1 : 5;
 const CONNECT_TIMEOUT_S = smoke ? 30 : 60;
 const BASELINE = process.argv.find((a) => a.startsWith("--baseline="))?.slice(11) ?? null;
@@ -126,7 +126,7 @@ async function main() {
     `viewers ${VIEWERS.join(", ")}; hosts ${HOSTS.join(", ")} (50 hosts: one viewer in ten on the overview, the rest over the host pages); replay agents: a GPU sample and ${LOAD === "restarts" ? "every event of a unit restart" : "one transition"} per host per second; each level: ${WARM_S} s settle, then ${MEASURE_S} s measured\n`,
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-delivery-"));
-  const replay = await startReplay(dir, Math.max(...HOSTS), LOAD, smoke ? 5 : 20);
+  const replay = await startReplay(dir, Math.max(...HOSTS), LOAD, smoke ? 3 : 20);
   const results: Result[] = [];
   try {
     for (const hosts of HOSTS) {

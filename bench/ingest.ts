@@ -35,7 +35,7 @@ const listArg = (name: string, full: number[], small: number[]) => {
       : full;
 };
 const HOSTS = listArg("hosts", [50, 200, 500], [3]);
-const MEASURE_S = listArg("seconds", [20], [2])[0]!;
+const MEASURE_S = listArg("seconds", [20], [1])[0]!;
 const WARM_S = smoke ? 1 : 5;
 const PROFILE = process.argv.includes("--cpu-prof");
 /** --load=restarts: every event of a unit restart each second (jobs, readiness stages, actions), as the demo's bench drives it */
@@ -100,7 +100,7 @@ async function main() {
     `hosts ${HOSTS.join(", ")}; replay agents: a GPU sample (8 GPUs, 32 holders) and ${LOAD === "restarts" ? "every event of a unit restart (~25 events)" : "a unit transition"} per host per second; each level: ${WARM_S} s settle, then ${MEASURE_S} s measured\n`,
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-ingest-"));
-  const replay = await startReplay(dir, Math.max(...HOSTS), LOAD, smoke ? 5 : 20);
+  const replay = await startReplay(dir, Math.max(...HOSTS), LOAD, smoke ? 3 : 20);
   const results: Level[] = [];
   try {
     for (const n of HOSTS) results.push(await level(dir, replay, n));

@@ -60,7 +60,7 @@ async function main() {
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-replicas-"));
   const pg = await startPgCluster();
-  const replay = await startReplay(dir, HOSTS, "restarts", smoke ? 5 : 20);
+  const replay = await startReplay(dir, HOSTS, "restarts", smoke ? 3 : 20);
   const rows: Row[] = [];
   try {
     for (const replicas of [1, 2]) {

@@ -25,6 +25,7 @@ const BENCHES: Record<string, string> = {
   fanout: "fanout.ts",
   ingest: "ingest.ts",
   delivery: "delivery.ts",
+  replicas: "replicas.ts",
 };
 
 function runOne(script: string, args: string[]): Promise<{ code: number; out: string }> {
