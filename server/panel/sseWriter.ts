@@ -23,7 +23,7 @@ export interface FrameOut {
 }
 
 /** Unsent bytes a viewer's socket may hold before it is treated as behind (it then gets a fresh snapshot). */
-export const VIEWER_BACKLOG_BYTES = 1 << 20;
+export const VIEWER_BACKLOG_BYTES = 256 * 1024;
 
 type Encode = (id: string, data: unknown) => Uint8Array;
 

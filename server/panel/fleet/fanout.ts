@@ -38,6 +38,12 @@ export class Fanout {
   private readonly hostSubs = new Map<string, Set<Subscriber>>();
   /** host → unit → viewers */
   private readonly unitSubs = new Map<string, Map<string, Set<Subscriber>>>();
+  /**
+   * Unit changes for the overview, coalesced per tick (host → unit → the latest of each kind):
+   * a restart's dozen events (jobs, states, readiness stages) reach each overview viewer as at
+   * most one `unit` and one `readiness` event per unit and tick, sent with the tick's summaries.
+   */
+  private pendingFleet = new Map<string, Map<string, { unit?: PanelEvent; readiness?: PanelEvent; removed?: PanelEvent }>>();
   /** the last snapshot made per host or host+unit, reused while the host has not changed (its position and summary) */
   private readonly snapshots = new Map<string, { item: StreamItem; summary: unknown }>();
 
@@ -62,6 +68,7 @@ export class Fanout {
     if (e.kind === "host-snapshot") {
       this.send(hostSubs, { id: entry.id, data: preserialized(e) });
       this.forUnitsOf(link.name, (unit, subs) => this.send(subs, { id: entry.id, data: preserialized(link.snapshot(unit)) }));
+      this.pendingFleet.delete(link.name);
       this.fleetEvent({ kind: "host-units", host: link.name, units: e.units });
       return;
     }
@@ -73,11 +80,33 @@ export class Fanout {
       if (entry.unit === null) this.forUnitsOf(link.name, (_unit, subs) => this.send(subs, item));
       else this.send(unitSubs?.get(entry.unit), item);
     }
-    if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e);
+    if ((e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") && this.fleetSubs.size > 0) {
+      let units = this.pendingFleet.get(link.name);
+      if (!units) this.pendingFleet.set(link.name, (units = new Map()));
+      const name = e.kind === "unit" ? e.unit.name : e.kind === "unit-removed" ? e.name : e.unit;
+      const p = units.get(name) ?? {};
+      if (e.kind === "unit-removed") units.set(name, { removed: e });
+      else units.set(name, { ...p, removed: undefined, [e.kind]: e });
+    } else if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e); // nobody on the overview: only its position moves
+  }
+
+  /** The overview's coalesced unit changes of this tick (see pendingFleet). */
+  flushFleetUnits(): void {
+    if (this.pendingFleet.size === 0) return;
+    const pending = this.pendingFleet;
+    this.pendingFleet = new Map();
+    for (const units of pending.values()) {
+      for (const p of units.values()) {
+        if (p.removed) this.fleetEvent(p.removed);
+        if (p.unit) this.fleetEvent(p.unit);
+        if (p.readiness) this.fleetEvent(p.readiness);
+      }
+    }
   }
 
   /** Summaries that changed since the last tick: to the fleet, and to each host's own viewers. */
   summaries(links: HostLink[]): void {
+    this.flushFleetUnits();
     if (links.length === 0) return;
     this.fleetEvent({ kind: "hosts", hosts: links.map((l) => l.summary()) });
     for (const link of links) {
@@ -92,6 +121,7 @@ export class Fanout {
   /** A host left the panel: fleet viewers forget it; its own viewers are told (their page says so). */
   hostRemoved(name: string): void {
     for (const key of this.snapshots.keys()) if (key === name || key.startsWith(`${name}\u0000`)) this.snapshots.delete(key);
+    this.pendingFleet.delete(name);
     const event: PanelEvent = { kind: "host-removed", host: name };
     this.fleetEvent(event);
     const item = { id: `${name}~-0`, data: preserialized(event) };
