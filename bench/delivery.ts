@@ -10,7 +10,7 @@
  * Baseline in the same run (--baseline=DIR): the same bench against the panel of another
  * checkout (e.g. a `git archive` of main), same replay agents, same viewers.
  *
- *   node --import tsx bench/delivery.ts [--smoke] [--viewers=10,1000] [--hosts=1,50] [--seconds=20] [--baseline=DIR] [--load=transition]
+ *   node --import tsx bench/delivery.ts [--smoke] [--viewers=10,1000] [--hosts=1,50] [--seconds=20] [--baseline=DIR] [--load=transition] [--cpu-prof]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +43,8 @@ const WARM_S = smoke ? 1 : 5;
 const CONNECT_TIMEOUT_S = smoke ? 30 : 60;
 const BASELINE = process.argv.find((a) => a.startsWith("--baseline="))?.slice(11) ?? null;
 const LOAD = process.argv.includes("--load=transition") ? "transition" : "restarts";
+/** --cpu-prof: the panel's V8 CPU profile of each fleet to .bench-prof/ */
+const PROFILE = process.argv.includes("--cpu-prof");
 
 interface Result {
   system: string;
@@ -68,7 +70,9 @@ function targetsFor(url: string, agents: { name: string }[], viewers: number): V
 async function run(system: string, root: string, dir: string, replay: ReplayFleet, hosts: number): Promise<Result[]> {
   const agents = replay.agents.slice(0, hosts);
   const before = await replay.streams();
-  const panel = await startPanelApi(dir, agents, [], {}, root);
+  const prof = path.join(ROOT, ".bench-prof");
+  const extra = PROFILE && system === "gpudeck" ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-name=delivery-${hosts}-${Date.now()}.cpuprofile`] : [];
+  const panel = await startPanelApi(dir, agents, extra, {}, root);
   const load = ViewerLoad.start();
   const out: Result[] = [];
   try {
