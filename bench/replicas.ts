@@ -7,7 +7,7 @@
  * per connection (no proxy process, which would take a share of the same two cores). Baseline in
  * the same run: one replica with the same number of viewers per replica, on the same database.
  *
- *   node --import tsx bench/replicas.ts [--smoke] [--viewers=1000] [--seconds=20]
+ *   node --import tsx bench/replicas.ts [--smoke] [--viewers=1000] [--seconds=20] [--load=transition]
  * Needs PostgreSQL (Debian's postgresql package) and root (initdb runs as the postgres user).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,6 +27,8 @@ const PER_REPLICA = numberArg("viewers", 1000, 10);
 const HOSTS = numberArg("hosts", 50, 3);
 const MEASURE_S = numberArg("seconds", 20, 2);
 const WARM_S = smoke ? 1 : 5;
+/** --load=transition: a GPU sample and one transition per host per second (default: every event of a restart) */
+const LOAD = process.argv.includes("--load=transition") ? "transition" : "restarts";
 
 interface Row {
   replicas: number;
@@ -56,11 +58,11 @@ async function main() {
     return;
   }
   console.log(
-    `${HOSTS} replay hosts (a GPU sample and every event of a unit restart per host per second); ${PER_REPLICA} viewers per replica, one in ten on the overview; ${WARM_S} s settle, ${MEASURE_S} s measured\n`,
+    `${HOSTS} replay hosts (a GPU sample and ${LOAD === "restarts" ? "every event of a unit restart" : "one transition"} per host per second); ${PER_REPLICA} viewers per replica, one in ten on the overview; ${WARM_S} s settle, ${MEASURE_S} s measured\n`,
   );
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-bench-replicas-"));
   const pg = await startPgCluster();
-  const replay = await startReplay(dir, HOSTS, "restarts", smoke ? 3 : 20);
+  const replay = await startReplay(dir, HOSTS, LOAD, smoke ? 3 : 20);
   const rows: Row[] = [];
   try {
     for (const replicas of [1, 2]) {
