@@ -24,6 +24,9 @@ const BENCHES: Record<string, string> = {
   actions: "action-ack.ts",
   agent: "agent-overhead.ts",
   fanout: "fanout.ts",
+  ingest: "ingest.ts",
+  delivery: "delivery.ts",
+  replicas: "replicas.ts",
 };
 
 function runOne(script: string, args: string[]): Promise<{ code: number; out: string }> {

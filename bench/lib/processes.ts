@@ -27,9 +27,17 @@ export class Proc {
   }
 
   /** Start `args` with node (tsx) and wait for a line matching `ready`; resolves with the match. */
-  static async node(name: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs: number): Promise<{ proc: Proc; match: RegExpExecArray }> {
+  static async node(
+    name: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    ready: RegExp,
+    timeoutMs: number,
+    /** the checkout to run it in (default this one; a baseline may run another's code) */
+    cwd = ROOT,
+  ): Promise<{ proc: Proc; match: RegExpExecArray }> {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-      cwd: ROOT,
+      cwd,
       env: { NEXT_TELEMETRY_DISABLED: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -39,6 +39,9 @@ const BENCHES: [string, RegExp][] = [
   ["actions", /\| gpudeck: panel API units\.restart|SKIPPED/],
   ["agent", /\| gpudeck agent|SKIPPED/],
   ["fanout", /\| gpudeck +\| 2 +\| 10 /],
+  ["ingest", /\| 3 +\| [\d.]+ s +\| [\d.]+ %/],
+  ["delivery", /\| gpudeck +\| 2 +\| 10 /],
+  ["replicas", /\| 2 +\| 20 |SKIPPED/],
 ];
 
 describe("bench scripts run (--smoke)", () => {

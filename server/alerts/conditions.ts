@@ -46,14 +46,23 @@ export class SinceClock {
   private readonly since = new Map<string, number>();
   private seen = new Set<string>();
 
+  /** keys asked about while recording (which a host's evaluation used: ./engine.ts keeps them with its answer) */
+  recording: string[] | null = null;
+
   get(key: string, initialMs: number): number {
     this.seen.add(key);
+    this.recording?.push(key);
     let at = this.since.get(key);
     if (at === undefined) {
       at = initialMs;
       this.since.set(key, at);
     }
     return at;
+  }
+
+  /** Keys a host's earlier evaluation asked about, still current (its answer is reused). */
+  touch(keys: readonly string[]): void {
+    for (const k of keys) this.seen.add(k);
   }
 
   /** Forget what was not asked about since the last sweep (the condition ended). */

@@ -7,6 +7,13 @@
  * its units' alerts as they were). Then it asks agents for diagnoses, groups what is to be told
  * into messages and kicks the deliverer. The fleet's event handler only notes faults and
  * schedules a pass: nothing there awaits the database, an agent or a receiver.
+ *
+ * Evaluated on change: a pass made by agent events re-evaluates only the hosts whose events
+ * could change a rule's answer (the others' answers are kept from their last evaluation), and
+ * when the fleet's conditions are the same as at the last pass it touches no table. The tick
+ * (and a pending condition's wake-up, a diagnosis done, a group's window ending) re-evaluates
+ * every host and reconciles with the database, for what time alone changes (durations,
+ * silences ending, GPU memory of exited processes).
  */
 import type { AgentEvent } from "../contract/events";
 import type { HostLink } from "../panel/fleet/hostLink";
@@ -55,6 +62,13 @@ export class AlertEngine {
   private wake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private running = false;
   private again = false;
+  /** the next pass re-evaluates every host and reconciles (not only the hosts in `dirty`) */
+  private fullNext = true;
+  private dirty = new Set<string>();
+  /** each host's last answer: its conditions, the SinceClock keys it asked, the link it was of */
+  private readonly answers = new Map<string, { link: HostLink; conditions: Condition[]; keys: string[]; readyAt: number }>();
+  /** the condition keys of the last reconcile that reached the database (null: none yet, or it failed) */
+  private reconciled: string | null = null;
   private stopped = true;
   private lastError: string | null = null;
   /** resolves when the pass under way (if any) is done; tests and shutdown wait on it */
@@ -93,12 +107,16 @@ export class AlertEngine {
 
   private onEvent(host: string, event: AgentEvent): void {
     if (event.kind === "fault") this.faults.record(host, event.fault);
-    // a burst of events (a snapshot, 20 units failing) makes one pass
-    if (RELEVANT.has(event.kind)) this.schedule(200);
+    // a burst of events (a snapshot, 20 units failing) makes one pass, for the hosts that sent them
+    if (RELEVANT.has(event.kind)) {
+      this.dirty.add(host);
+      this.schedule(200, false);
+    }
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(delayMs: number, full = true): void {
     if (this.stopped) return;
+    if (full) this.fullNext = true;
     if (this.running) {
       this.again = true;
       return;
@@ -120,13 +138,18 @@ export class AlertEngine {
       return;
     }
     this.running = true;
+    const full = this.fullNext;
+    this.fullNext = false;
     try {
-      await this.reconcile();
+      // nothing changed since the last pass (agent events that moved no rule's answer): no database work
+      if (!(await this.reconcile(full))) return;
       this.startDiagnoses();
       await this.batch();
       if (this.lastError) this.o.log("alerts: the engine works again");
       this.lastError = null;
     } catch (err) {
+      this.reconciled = null;
+      this.fullNext = true;
       const message = (err as Error).message;
       if (message !== this.lastError) this.o.log(`alerts: a pass failed (retrying on the next tick): ${message}`);
       this.lastError = message;
@@ -139,18 +162,40 @@ export class AlertEngine {
     }
   }
 
-  private async reconcile(): Promise<void> {
-    const store = await this.o.store.get();
+  /** Bring the open alerts in line; false when the conditions are those of the last reconcile and it was not a full pass (nothing done). */
+  private async reconcile(full: boolean): Promise<boolean> {
     const now = this.clock();
     const conditions = new Map<string, Condition>();
     let readyAt = Infinity;
-    const opts = { minHoldMs: this.o.config.settleMs, onPending: (at: number) => (readyAt = Math.min(readyAt, at)) };
-    for (const link of this.o.fleet.all()) {
-      for (const c of hostConditions(link, now, this.o.config.rules, this.since, this.faults, opts)) conditions.set(conditionKey(c), c);
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    const links = this.o.fleet.all();
+    for (const link of links) {
+      const kept = this.answers.get(link.name);
+      let answer = kept;
+      if (full || !kept || kept.link !== link || dirty.has(link.name) || kept.readyAt <= now) {
+        let hostReady = Infinity;
+        const opts = { minHoldMs: this.o.config.settleMs, onPending: (at: number) => (hostReady = Math.min(hostReady, at)) };
+        const keys: string[] = (this.since.recording = []);
+        try {
+          answer = { link, conditions: hostConditions(link, now, this.o.config.rules, this.since, this.faults, opts), keys, readyAt: hostReady };
+        } finally {
+          this.since.recording = null;
+        }
+        this.answers.set(link.name, answer);
+      } else {
+        this.since.touch(kept.keys);
+      }
+      for (const c of answer!.conditions) conditions.set(conditionKey(c), c);
+      readyAt = Math.min(readyAt, answer!.readyAt);
     }
+    if (this.answers.size > links.length) for (const name of this.answers.keys()) if (!this.o.fleet.get(name)) this.answers.delete(name);
     // a condition that will have held long enough soon: look again then, not at the next tick
     if (readyAt - now < this.o.config.tickMs) this.wakeAt(readyAt + 50);
     this.since.sweep();
+    const keys = [...conditions.keys()].sort().join("\n");
+    if (!full && keys === this.reconciled) return false;
+    const store = await this.o.store.get();
     const open = await openAlertRows(store.db);
     const openKeys = new Map(open.map((a) => [conditionKey(a), a]));
     const dbNow = await store.nowMs();
@@ -166,6 +211,8 @@ export class AlertEngine {
     for (const [key, row] of openKeys) {
       if (!conditions.has(key) && this.mayResolve(row, dbNow)) await resolveAlert(store, row.id);
     }
+    this.reconciled = keys;
+    return true;
   }
 
   /** An open alert whose condition is not seen: resolved only where the panel can see the host's present state. */
@@ -234,6 +281,7 @@ export class AlertEngine {
 
   private scheduleLater(ms: number): void {
     if (this.stopped || this.soon) return;
+    this.fullNext = true;
     this.soon = setTimeout(() => {
       this.soon = null;
       this.current = this.pass();

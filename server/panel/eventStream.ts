@@ -19,6 +19,8 @@
 import { callTRPCProcedure, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope, TRPCError } from "@trpc/server";
 import type { PanelContext } from "./trpc";
 import type { AnyTRPCRouter } from "@trpc/server";
+import { acceptPush, PushFeed } from "./pushFeed";
+import { runPush, type FrameOut } from "./sseWriter";
 
 export interface EventStreamOptions {
   router: AnyTRPCRouter;
@@ -74,7 +76,7 @@ export function eventStreamResponse(opts: EventStreamOptions): Response {
   const signal = req.signal;
   let input: unknown = undefined;
 
-  async function* frames(): AsyncGenerator<Uint8Array> {
+  async function* frames(): AsyncGenerator<Uint8Array | PushFeed> {
     yield frame(`event: connected\ndata: ${JSON.stringify(config.sse?.client ?? {})}\n\n\n`);
     let iterator: AsyncIterator<unknown> | null = null;
     try {
@@ -109,6 +111,12 @@ export function eventStreamResponse(opts: EventStreamOptions): Response {
         }
         if (step.done) break;
         const value = step.value;
+        if (value instanceof PushFeed) {
+          // the procedure pushes from here on (./sseWriter.ts); it is resumed once the feed ends
+          yield value;
+          pending = ask(iterator);
+          continue;
+        }
         pending = ask(iterator);
         if (isTrackedEnvelope(value)) {
           lastId = value[0];
@@ -133,23 +141,97 @@ export function eventStreamResponse(opts: EventStreamOptions): Response {
     }
   }
 
+  if (ctx) acceptPush(ctx);
   const gen = frames();
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
+  const encode = (id: string, data: unknown) => dataFrame(id, data, serialize);
+  let started = false;
+  /** Run the stream into `out` (once: the socket, or the body when it is read instead). */
+  const run = async (out: FrameOut): Promise<void> => {
+    try {
+      for (;;) {
         const next = await gen.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      async cancel() {
-        await gen.return(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
+        if (next.done) break;
+        const value = next.value;
+        if (value instanceof PushFeed) await runPush(value, out, encode, pingMs);
+        else {
+          out.write([value]);
+          // the next frame is made once this one is taken (a slow client holds one frame, not a queue)
+          if (out.backlog() > 0) await out.drained();
+        }
+        if (out.closed.aborted) break;
+      }
+    } catch {
+      // the procedure's errors are frames already; this is the client gone mid-write
+    } finally {
+      if (out.closed.aborted) await gen.return(undefined).catch(() => undefined);
+      out.end();
+    }
+  };
+  const begin = (out: FrameOut): Promise<void> | null => {
+    if (started) return null;
+    started = true;
+    return run(out);
+  };
+  const body = bodyStream(begin);
   const headers = new Headers(opts.resHeaders);
   for (const [k, v] of Object.entries(SSE_HEADERS)) headers.set(k, v);
-  return new Response(body, { status: 200, headers });
+  const response = new Response(body, { status: 200, headers });
+  Object.defineProperty(response, DIRECT, { value: begin });
+  return response;
+}
+
+const DIRECT = Symbol("gpudeck.sse.direct");
+
+/**
+ * The stream of an eventStreamResponse, to be written straight to a socket (./webBridge.ts)
+ * instead of read from its body; null for any other Response or once its body is being read.
+ */
+export function directStreamOf(res: Response): ((out: FrameOut) => Promise<void> | null) | null {
+  const begin = (res as unknown as Record<symbol, unknown>)[DIRECT];
+  return typeof begin === "function" ? (begin as (out: FrameOut) => Promise<void> | null) : null;
+}
+
+/** The Response body: a FrameOut over a web ReadableStream, run when it is first read. */
+function bodyStream(begin: (out: FrameOut) => Promise<void> | null): ReadableStream<Uint8Array> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let waiters: (() => void)[] = [];
+  let ended = false;
+  const closed = new AbortController();
+  const wake = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  const out: FrameOut = {
+    write(chunks) {
+      if (ended || closed.signal.aborted) return;
+      for (const c of chunks) controller.enqueue(c);
+    },
+    backlog: () => Math.max(0, -(controller.desiredSize ?? 0)),
+    drained: () => (out.backlog() === 0 || closed.signal.aborted ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+    closed: closed.signal,
+    end() {
+      if (ended) return;
+      ended = true;
+      if (!closed.signal.aborted) controller.close();
+    },
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        void begin(out);
+        wake();
+      },
+      cancel() {
+        closed.abort();
+        wake();
+      },
+    },
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
 }
 
 const PING = Symbol("ping");

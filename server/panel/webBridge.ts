@@ -9,7 +9,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { directStreamOf } from "./eventStream";
 import { SECURITY_HEADERS } from "./securityHeaders";
+import { socketOut } from "./sseWriter";
 
 /** Paths served here rather than by Next. */
 export const BRIDGED_PATH = /^\/api\/trpc\//;
@@ -50,6 +52,9 @@ export async function serveWebHandler(req: IncomingMessage, res: ServerResponse,
     return;
   }
   res.flushHeaders();
+  // a live stream of the panel's SSE encoder: its frames go straight to this socket (./sseWriter.ts)
+  const direct = directStreamOf(response)?.(socketOut(res));
+  if (direct) return await direct;
   const reader = response.body.getReader();
   gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
   try {

@@ -1,8 +1,9 @@
 /**
  * Browser streams of the panel's fleet hub: each viewer subscribes to what it looks at (the fleet,
  * one host, or one unit), and gets its events from the hub in-process. An event is serialized
- * once for all viewers of a scope (contract/wire.ts) and queued per viewer by reference in a
- * bounded queue; a viewer that cannot keep up gets a fresh snapshot, never unbounded memory.
+ * once for all viewers of a scope (contract/wire.ts) and handed to each viewer by reference:
+ * pushed to its socket writer (`subscribe`, ../sseWriter.ts) or queued in a bounded queue
+ * (`watch`); a viewer that cannot keep up gets a fresh snapshot, never unbounded memory.
  */
 import { randomBytes } from "node:crypto";
 import type { PanelEvent, WatchScope } from "../../contract/fleet";
@@ -19,7 +20,8 @@ export interface StreamItem {
 
 interface Subscriber {
   scope: WatchScope;
-  queue: BoundedQueue<StreamItem>;
+  /** to this viewer: its queue (watch) or its socket writer (subscribe) */
+  deliver: (item: StreamItem) => void;
   /** host/unit scopes resuming from a position this panel has not seen yet: skip up to it */
   skipThrough: { bootId: string; seq: number } | null;
 }
@@ -36,6 +38,12 @@ export class Fanout {
   private readonly hostSubs = new Map<string, Set<Subscriber>>();
   /** host → unit → viewers */
   private readonly unitSubs = new Map<string, Map<string, Set<Subscriber>>>();
+  /**
+   * Unit changes for the overview, coalesced per tick (host → unit → the latest of each kind):
+   * a restart's dozen events (jobs, states, readiness stages) reach each overview viewer as at
+   * most one `unit` and one `readiness` event per unit and tick, sent with the tick's summaries.
+   */
+  private pendingFleet = new Map<string, Map<string, { unit?: PanelEvent; readiness?: PanelEvent; removed?: PanelEvent }>>();
   /** the last snapshot made per host or host+unit, reused while the host has not changed (its position and summary) */
   private readonly snapshots = new Map<string, { item: StreamItem; summary: unknown }>();
 
@@ -60,6 +68,7 @@ export class Fanout {
     if (e.kind === "host-snapshot") {
       this.send(hostSubs, { id: entry.id, data: preserialized(e) });
       this.forUnitsOf(link.name, (unit, subs) => this.send(subs, { id: entry.id, data: preserialized(link.snapshot(unit)) }));
+      this.pendingFleet.delete(link.name);
       this.fleetEvent({ kind: "host-units", host: link.name, units: e.units });
       return;
     }
@@ -71,11 +80,33 @@ export class Fanout {
       if (entry.unit === null) this.forUnitsOf(link.name, (_unit, subs) => this.send(subs, item));
       else this.send(unitSubs?.get(entry.unit), item);
     }
-    if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e);
+    if ((e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") && this.fleetSubs.size > 0) {
+      let units = this.pendingFleet.get(link.name);
+      if (!units) this.pendingFleet.set(link.name, (units = new Map()));
+      const name = e.kind === "unit" ? e.unit.name : e.kind === "unit-removed" ? e.name : e.unit;
+      const p = units.get(name) ?? {};
+      if (e.kind === "unit-removed") units.set(name, { removed: e });
+      else units.set(name, { ...p, removed: undefined, [e.kind]: e });
+    } else if (e.kind === "unit" || e.kind === "unit-removed" || e.kind === "readiness") this.fleetEvent(e); // nobody on the overview: only its position moves
+  }
+
+  /** The overview's coalesced unit changes of this tick (see pendingFleet). */
+  flushFleetUnits(): void {
+    if (this.pendingFleet.size === 0) return;
+    const pending = this.pendingFleet;
+    this.pendingFleet = new Map();
+    for (const units of pending.values()) {
+      for (const p of units.values()) {
+        if (p.removed) this.fleetEvent(p.removed);
+        if (p.unit) this.fleetEvent(p.unit);
+        if (p.readiness) this.fleetEvent(p.readiness);
+      }
+    }
   }
 
   /** Summaries that changed since the last tick: to the fleet, and to each host's own viewers. */
   summaries(links: HostLink[]): void {
+    this.flushFleetUnits();
     if (links.length === 0) return;
     this.fleetEvent({ kind: "hosts", hosts: links.map((l) => l.summary()) });
     for (const link of links) {
@@ -90,6 +121,7 @@ export class Fanout {
   /** A host left the panel: fleet viewers forget it; its own viewers are told (their page says so). */
   hostRemoved(name: string): void {
     for (const key of this.snapshots.keys()) if (key === name || key.startsWith(`${name}\u0000`)) this.snapshots.delete(key);
+    this.pendingFleet.delete(name);
     const event: PanelEvent = { kind: "host-removed", host: name };
     this.fleetEvent(event);
     const item = { id: `${name}~-0`, data: preserialized(event) };
@@ -99,29 +131,55 @@ export class Fanout {
 
   // --- browser streams ---------------------------------------------------------------------
 
-  /** A viewer's stream: a snapshot or the events it missed, then live events, until `signal` aborts. */
-  async *watch(scope: WatchScope, lastEventId: string | null, signal: AbortSignal): AsyncGenerator<StreamItem> {
-    const sub: Subscriber = { scope, queue: new BoundedQueue(this.queueLimit), skipThrough: null };
+  /**
+   * A viewer, pushed to: `deliver` gets the snapshot or the events it missed at once (before
+   * this returns: nothing can fall between them), then every live event of its scope, by
+   * reference (one serialization shared by every viewer). `resync()` after the viewer fell
+   * behind: its fresh snapshot, from which live events go on. `close()` when it leaves.
+   */
+  subscribe(scope: WatchScope, lastEventId: string | null, deliver: (item: StreamItem) => void): { resync(): StreamItem; close(): void } {
+    const sub: Subscriber = { scope, deliver, skipThrough: null };
     const set = this.setFor(scope, true)!;
     set.add(sub);
+    for (const item of this.initial(sub, lastEventId)) deliver(item);
+    let closed = false;
+    return {
+      resync: () => {
+        sub.skipThrough = null;
+        return this.snapshotFor(scope);
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        set.delete(sub);
+        this.dropEmpty(scope);
+      },
+    };
+  }
+
+  /** A viewer's stream: a snapshot or the events it missed, then live events, until `signal` aborts; bounded queue, a fresh snapshot when it overflows. */
+  async *watch(scope: WatchScope, lastEventId: string | null, signal: AbortSignal): AsyncGenerator<StreamItem> {
+    const queue = new BoundedQueue<StreamItem>(this.queueLimit);
+    // registration and the first items happen in one tick: nothing can fall between them
+    // what subscribe() delivers at once (a replay may be longer than the queue's bound) is yielded first
+    let first: StreamItem[] | null = [];
+    const sub = this.subscribe(scope, lastEventId, (item) => (first ? first.push(item) : queue.push(item)));
+    const initial = first;
+    first = null;
     try {
-      // registration and the first items happen in one tick: nothing can fall between them
-      const first = this.initial(sub, lastEventId);
-      for (const item of first) yield item;
+      for (const item of initial) yield item;
       for (;;) {
         try {
-          for await (const item of sub.queue.drain(signal)) yield item;
+          for await (const item of queue.drain(signal)) yield item;
           return;
         } catch (err) {
           if (!(err instanceof StreamOverflow)) throw err;
-          sub.queue.recover();
-          sub.skipThrough = null;
-          yield this.snapshotFor(scope);
+          queue.recover();
+          yield sub.resync();
         }
       }
     } finally {
-      set.delete(sub);
-      this.dropEmpty(scope);
+      sub.close();
     }
   }
 
@@ -196,7 +254,7 @@ export class Fanout {
         if (pos.bootId === sub.skipThrough.bootId && pos.seq <= sub.skipThrough.seq) continue;
         sub.skipThrough = null;
       }
-      sub.queue.push(item);
+      sub.deliver(item);
     }
   }
 

@@ -96,6 +96,11 @@ export class Fleet {
     return this.fanout.watch(scope, lastEventId, signal);
   }
 
+  /** A viewer pushed to (../sseWriter.ts): see Fanout.subscribe. */
+  subscribe(scope: WatchScope, lastEventId: string | null, deliver: (item: StreamItem) => void): { resync(): StreamItem; close(): void } {
+    return this.fanout.subscribe(scope, lastEventId, deliver);
+  }
+
   viewerCount(): number {
     return this.fanout.subscriberCount();
   }

@@ -10,6 +10,8 @@
 import { TRPCError } from "@trpc/server";
 import { agentErrorMessage } from "../agentErrors";
 import { createAgentClient, type AgentClient } from "../agentClient";
+import { openAgentEventStream } from "../agentEventStream";
+import { agentFetch } from "../agentTls";
 import type { AgentEvent } from "../../contract/events";
 import { hostEventId, type HostSnapshot, type HostState, type HostSummary, type PanelEvent } from "../../contract/fleet";
 import type { BackendStatus, GpuSample, UnitSummary } from "../../contract/types";
@@ -54,7 +56,8 @@ export class HostLink {
   private lastSeq = 0;
   private readonly ring: HostRing;
   private readonly listeners = new Set<HostLinkListener>();
-  private sub: { unsubscribe(): void } | null = null;
+  private sub: { close(): void } | null = null;
+  private readonly streamFetch: typeof fetch;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
   private stopped = true;
@@ -71,6 +74,7 @@ export class HostLink {
     this.clock = opts.clock ?? Date.now;
     this.sinceMs = this.clock();
     this.agentClient = createAgentClient({ url: config.url, token: config.token, tls: config.tls });
+    this.streamFetch = agentFetch(config.tls ?? null);
     this.ring = new HostRing(opts.ringSize);
   }
 
@@ -106,7 +110,7 @@ export class HostLink {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    this.sub?.unsubscribe();
+    this.sub?.close();
     this.sub = null;
     this.listeners.clear();
   }
@@ -151,22 +155,23 @@ export class HostLink {
 
   private connect(): void {
     if (this.stopped) return;
-    this.sub = this.agentClient.events.watch.subscribe(
-      { lastEventId: this.lastAgentId },
-      {
-        context: { actor: LINK_ACTOR },
-        onData: ({ id, data }) => this.received(id, data),
-        onError: (err) => this.failed(err),
-        onComplete: () => this.failed(new Error("the agent closed the event stream")),
-        onConnectionStateChange: (s) => {
-          if (s.state === "connecting" && s.error) this.setState("down", agentErrorMessage(s.error, this.errorContext));
-        },
+    // one stream per agent, read by the panel's own SSE client (../agentEventStream.ts), not tRPC's
+    const sub = openAgentEventStream({ url: this.config.url, token: this.config.token, fetch: this.streamFetch }, this.lastAgentId, LINK_ACTOR, {
+      onData: (id, data) => {
+        if (this.sub === sub) this.received(id, data);
       },
-    );
+      onError: (err) => {
+        if (this.sub === sub) this.failed(err);
+      },
+      onComplete: () => {
+        if (this.sub === sub) this.failed(new Error("the agent closed the event stream"));
+      },
+    });
+    this.sub = sub;
   }
 
   private failed(err: unknown, message = agentErrorMessage(err, this.errorContext)): void {
-    this.sub?.unsubscribe();
+    this.sub?.close();
     this.sub = null;
     if (this.stopped) return;
     this.setState("down", message);

@@ -9,6 +9,7 @@ import { panelWatchInput } from "../../contract/schemas";
 import { router } from "../../trpc";
 import { viewRightsOf, viewStreamData } from "../roleViews";
 import { hostLink, sessionBoundStream, signedInProcedure } from "../trpc";
+import { acceptsPush, PushFeed } from "../pushFeed";
 
 export const eventsRouter = router({
   watch: signedInProcedure.input(panelWatchInput).subscription(async function* ({ input, ctx, signal }) {
@@ -18,8 +19,23 @@ export const eventsRouter = router({
     // log lines and hosts' connection errors only for those who may see them (../roleViews.ts)
     const rights = viewRightsOf(ctx.actor, ctx.services.auth);
     try {
-      for await (const item of ctx.services.fleet.watch(scope as WatchScope, lastEventId ?? null, bound.signal))
-        yield tracked(item.id, viewStreamData(item.data, rights));
+      if (acceptsPush(ctx)) {
+        // the panel's SSE writer: the hub pushes each shared frame to this viewer's socket (../sseWriter.ts)
+        const fleet = ctx.services.fleet;
+        yield new PushFeed((push) => {
+          const sub = fleet.subscribe(scope as WatchScope, lastEventId ?? null, (item) => push(item.id, viewStreamData(item.data, rights)));
+          return {
+            resync: () => {
+              const item = sub.resync();
+              return { id: item.id, data: viewStreamData(item.data, rights) };
+            },
+            close: () => sub.close(),
+          };
+        }, bound.signal) as never;
+      } else {
+        for await (const item of ctx.services.fleet.watch(scope as WatchScope, lastEventId ?? null, bound.signal))
+          yield tracked(item.id, viewStreamData(item.data, rights));
+      }
       bound.throwIfEnded();
     } finally {
       bound.dispose();

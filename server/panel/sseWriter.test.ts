@@ -1,0 +1,169 @@
+/**
+ * The push path of live streams (./sseWriter.ts, ./pushFeed.ts): byte-for-byte what tRPC's own
+ * encoder writes for the same items (so @trpc/client reads it unchanged), over the socket as
+ * well as the web body; one write per turn of the event loop; a viewer whose socket is full
+ * gets nothing more until it drains, then a fresh snapshot; idle viewers get pings.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { initTRPC, tracked } from "@trpc/server";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { preserialized, wireTransformer } from "../contract/wire";
+import { eventStreamResponse } from "./eventStream";
+import { acceptsPush, PushFeed } from "./pushFeed";
+import { runPush, type FrameOut } from "./sseWriter";
+import type { PanelContext } from "./trpc";
+import { serveWebHandler } from "./webBridge";
+
+const t = initTRPC.context<object>().create({
+  transformer: wireTransformer,
+  sse: { ping: { enabled: true, intervalMs: 60_000 }, client: { reconnectAfterInactivityMs: 120_000 } },
+});
+const items = [1, 2, 3].map((n) => ({ id: `h~b-${n}`, data: preserialized({ kind: "gpu", n, text: `"${n}"\n` }) }));
+
+const testRouter = t.router({
+  watch: t.procedure.subscription(async function* ({ ctx, signal }) {
+    if (!acceptsPush(ctx)) {
+      for (const i of items) yield tracked(i.id, i.data);
+      return;
+    }
+    // the feed ends once its items are out: the same stream as the generator above
+    const done = new AbortController();
+    signal?.addEventListener("abort", () => done.abort());
+    yield new PushFeed((push) => {
+      for (const i of items) push(i.id, i.data);
+      setImmediate(() => setImmediate(() => done.abort()));
+      return { resync: () => items[0]!, close: () => undefined };
+    }, done.signal) as never;
+  }),
+});
+
+const URL_ = "http://panel/api/trpc/watch";
+const ours = (req: Request) =>
+  eventStreamResponse({ router: testRouter, path: "watch", req, url: new URL(req.url), ctx: {} as PanelContext, resHeaders: new Headers() });
+
+describe("the push path", () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => void serveWebHandler(req, res, async (r) => ours(new Request(URL_, { signal: r.signal }))));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it("writes the same bytes as tRPC's own encoder, in the body and on the socket", async () => {
+    const theirs = await (await fetchRequestHandler({ endpoint: "/api/trpc", req: new Request(URL_), router: testRouter, createContext: () => ({}) })).text();
+    expect(theirs).toContain("id: h~b-3");
+    expect(await ours(new Request(URL_)).text()).toBe(theirs);
+    const socket = await new Promise<string>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port, path: "/api/trpc/watch" }, (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => resolve(text));
+        })
+        .on("error", reject);
+    });
+    expect(socket).toBe(theirs);
+  });
+});
+
+/** A FrameOut recording writes; `full` makes its backlog large until drained. */
+function fakeOut() {
+  const writes: string[][] = [];
+  const closed = new AbortController();
+  let full = false;
+  let drain: (() => void) | null = null;
+  const out: FrameOut = {
+    write: (chunks) => void writes.push(chunks.map((c) => new TextDecoder().decode(c))),
+    backlog: () => (full ? 10_000_000 : 0),
+    drained: () => (full ? new Promise<void>((r) => (drain = r)) : Promise.resolve()),
+    closed: closed.signal,
+    end: () => undefined,
+  };
+  return {
+    out,
+    writes,
+    closed,
+    fill: () => (full = true),
+    empty: () => {
+      full = false;
+      drain?.();
+    },
+  };
+}
+
+const enc = (id: string, data: unknown) => new TextEncoder().encode(`${id}:${String(data)}|`);
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe("runPush", () => {
+  it("writes what came in one turn of the event loop in one write, and stops when the feed ends", async () => {
+    const o = fakeOut();
+    const end = new AbortController();
+    let push!: (id: string, data: unknown) => void;
+    let closed = 0;
+    const done = runPush(new PushFeed((p) => ((push = p), { resync: () => ({ id: "s", data: "snap" }), close: () => closed++ }), end.signal), o.out, enc, 0);
+    push("1", "a");
+    push("2", "b");
+    await turn();
+    push("3", "c");
+    await turn();
+    expect(o.writes).toEqual([["1:a|", "2:b|"], ["3:c|"]]);
+    end.abort();
+    await done;
+    expect(closed).toBe(1);
+  });
+
+  it("a viewer whose socket is full gets nothing more until it drains, then a fresh snapshot and what comes after", async () => {
+    const o = fakeOut();
+    const end = new AbortController();
+    let push!: (id: string, data: unknown) => void;
+    let resyncs = 0;
+    const done = runPush(
+      new PushFeed((p) => ((push = p), { resync: () => (resyncs++, { id: "s9", data: "snapshot" }), close: () => undefined }), end.signal),
+      o.out,
+      enc,
+      0,
+    );
+    push("1", "a");
+    await turn();
+    o.fill();
+    for (let i = 2; i < 1000; i++) push(String(i), "x");
+    await turn();
+    push("1000", "dropped too");
+    await turn();
+    expect(o.writes).toEqual([["1:a|"]]);
+    o.empty();
+    await turn();
+    push("1001", "live");
+    await turn();
+    expect(resyncs).toBe(1);
+    expect(o.writes.slice(1).flat()).toEqual(["s9:snapshot|", "1001:live|"]);
+    end.abort();
+    await done;
+  });
+
+  it("an idle viewer gets a ping within the interval; a busy one does not", async () => {
+    const o = fakeOut();
+    const end = new AbortController();
+    const done = runPush(new PushFeed(() => ({ resync: () => ({ id: "s", data: "" }), close: () => undefined }), end.signal), o.out, enc, 80);
+    await new Promise((r) => setTimeout(r, 200));
+    end.abort();
+    await done;
+    expect(o.writes.length).toBeGreaterThanOrEqual(1);
+    expect(o.writes.flat().every((w) => w === "event: ping\ndata: \n\n\n")).toBe(true);
+  });
+
+  it("ends when the client goes away", async () => {
+    const o = fakeOut();
+    const end = new AbortController();
+    let closed = false;
+    const done = runPush(new PushFeed(() => ({ resync: () => ({ id: "s", data: "" }), close: () => (closed = true) }), end.signal), o.out, enc, 0);
+    o.closed.abort();
+    await done;
+    expect(closed).toBe(true);
+  });
+});
