@@ -2,7 +2,8 @@
 /**
  * A part of a page drawn (and its code downloaded, with next/dynamic or React.lazy) only once it
  * comes near the view: a placeholder of about its height until then, so the page does not jump.
- * IntersectionObserver, 200 px ahead of the view; a browser without it draws at once.
+ * IntersectionObserver: once 48 px of it are in view (the top of a page grows while its data arrives:
+ * a part just below the fold is not downloaded for that); a browser without it draws at once.
  */
 import { Suspense, useEffect, useRef, useState, type ReactNode } from "react";
 
@@ -20,7 +21,7 @@ export function WhenVisible({ name, minHeight, label, children }: { name: string
       (entries) => {
         if (entries.some((e) => e.isIntersecting)) setShown(true);
       },
-      { rootMargin: "200px 0px" },
+      { rootMargin: "0px 0px -48px 0px" },
     );
     io.observe(el);
     return () => io.disconnect();
