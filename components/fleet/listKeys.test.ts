@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextRowIndex } from "./VirtualUnitList";
+import { nextRowIndex } from "./listKeys";
 
 describe("nextRowIndex (keyboard in a virtualized list)", () => {
   it("moves one row with the arrows, to the ends with Home and End, never past them", () => {
