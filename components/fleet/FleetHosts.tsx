@@ -6,6 +6,7 @@
  * The units already listed under "Needs attention" are not repeated in their host's card.
  */
 import Link from "next/link";
+import { useEffect, useRef, type RefObject } from "react";
 import type { HostUnit } from "@/server/contract/fleet";
 import { plural } from "@/server/contract/format";
 import type { HostGroup } from "./fleetView";
@@ -23,6 +24,7 @@ export function FleetHosts({
   listedAbove,
   isOpen,
   onToggle,
+  toggledLast,
   nowMs,
 }: {
   groups: readonly HostGroup[];
@@ -30,24 +32,38 @@ export function FleetHosts({
   listedAbove: ReadonlySet<string>;
   isOpen: (g: HostGroup) => boolean;
   onToggle: (g: HostGroup) => void;
+  /** the host folded or unfolded last: its button (a new one) takes the focus */
+  toggledLast: string | null;
   nowMs: number;
 }) {
   return (
     <ul className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-3" data-testid="host-list">
       {groups.map((g) =>
         isOpen(g) ? (
-          <OpenHost key={g.name} group={g} listedAbove={listedAbove} onToggle={() => onToggle(g)} nowMs={nowMs} />
+          <OpenHost key={g.name} group={g} listedAbove={listedAbove} onToggle={() => onToggle(g)} focusToggle={toggledLast === g.name} nowMs={nowMs} />
         ) : (
-          <FoldedHost key={g.name} group={g} onToggle={() => onToggle(g)} />
+          <FoldedHost key={g.name} group={g} onToggle={() => onToggle(g)} focusToggle={toggledLast === g.name} />
         ),
       )}
     </ul>
   );
 }
 
+/** The fold button replaces the unfold one (and back): keep the keyboard's place on it. */
+function useFocusOnMount(focus: boolean): RefObject<HTMLButtonElement | null> {
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focus) ref.current?.focus();
+    // on mount only: the button is new
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return ref;
+}
+
 const unitsId = (host: string) => `host-units-${host.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 
-function FoldedHost({ group: g, onToggle }: { group: HostGroup; onToggle: () => void }) {
+function FoldedHost({ group: g, onToggle, focusToggle }: { group: HostGroup; onToggle: () => void; focusToggle: boolean }) {
+  const ref = useFocusOnMount(focusToggle);
   return (
     <li
       data-testid="host-card"
@@ -57,6 +73,7 @@ function FoldedHost({ group: g, onToggle }: { group: HostGroup; onToggle: () => 
       className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 px-2 py-1 text-sm dark:border-zinc-800"
     >
       <button
+        ref={ref}
         type="button"
         aria-expanded={false}
         onClick={onToggle}
@@ -75,7 +92,20 @@ function FoldedHost({ group: g, onToggle }: { group: HostGroup; onToggle: () => 
   );
 }
 
-function OpenHost({ group: g, listedAbove, onToggle, nowMs }: { group: HostGroup; listedAbove: ReadonlySet<string>; onToggle: () => void; nowMs: number }) {
+function OpenHost({
+  group: g,
+  listedAbove,
+  onToggle,
+  focusToggle,
+  nowMs,
+}: {
+  group: HostGroup;
+  listedAbove: ReadonlySet<string>;
+  onToggle: () => void;
+  focusToggle: boolean;
+  nowMs: number;
+}) {
+  const ref = useFocusOnMount(focusToggle);
   const rest: HostUnit[] = g.units.filter((u) => !listedAbove.has(`${u.host}\n${u.name}`));
   const above = g.units.length - rest.length;
   return (
@@ -84,7 +114,7 @@ function OpenHost({ group: g, listedAbove, onToggle, nowMs }: { group: HostGroup
       nowMs={nowMs}
       className="col-span-full"
       toggle={
-        <button type="button" aria-expanded={true} aria-controls={unitsId(g.name)} onClick={onToggle} className={toggleClass} data-testid="host-fold">
+        <button ref={ref} type="button" aria-expanded={true} aria-controls={unitsId(g.name)} onClick={onToggle} className={toggleClass} data-testid="host-fold">
           <span aria-hidden="true">▾</span>
           <span className="sr-only">Fold {g.name}</span>
         </button>

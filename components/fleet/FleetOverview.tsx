@@ -27,6 +27,7 @@ export function FleetOverview() {
   const { filter, setText, setParam, searchRef } = useUnitFilter();
   // hosts folded or unfolded by hand, against what the view chose
   const [toggled, setToggled] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const [toggledLast, setToggledLast] = useState<string | null>(null);
   const hosts = live.summaries();
   const all = live.allUnits();
   const view = fleetView(hosts, all, filter, now);
@@ -36,7 +37,10 @@ export function FleetOverview() {
   const down = hosts.filter((h) => h.state === "down").length;
   const folded = view.hosts.filter((g) => g.healthy).length;
   const isOpen = (g: HostGroup) => toggled.get(g.name) ?? !g.healthy;
-  const onToggle = (g: HostGroup) => setToggled((m) => new Map(m).set(g.name, !isOpen(g)));
+  const onToggle = (g: HostGroup) => {
+    setToggled((m) => new Map(m).set(g.name, !isOpen(g)));
+    setToggledLast(g.name);
+  };
   const listedAbove = new Set(view.attentionUnits.map((u) => `${u.host}\n${u.name}`));
   const attention = view.attentionUnits.length;
 
@@ -127,7 +131,7 @@ export function FleetOverview() {
                 )}
               </p>
             ) : (
-              <FleetHosts groups={view.hosts} listedAbove={listedAbove} isOpen={isOpen} onToggle={onToggle} nowMs={now} />
+              <FleetHosts groups={view.hosts} listedAbove={listedAbove} isOpen={isOpen} onToggle={onToggle} toggledLast={toggledLast} nowMs={now} />
             )}
           </section>
         </>

@@ -15,7 +15,10 @@ test("a healthy host is folded to one line, a button that unfolds it; filters su
   // by keyboard, as any button
   await unfold.focus();
   await page.keyboard.press("Enter");
-  await expect(gpuB.getByRole("button", { name: "Fold gpu-b" })).toHaveAttribute("aria-expanded", "true");
+  const fold = gpuB.getByRole("button", { name: "Fold gpu-b" });
+  await expect(fold).toHaveAttribute("aria-expanded", "true");
+  // the keyboard stays on it: the new button has the focus
+  await expect(fold).toBeFocused();
   await expect(gpuB.getByTestId("unit-row")).toHaveCount(4);
 
   // a filter: one flat list of what matches, in the URL
