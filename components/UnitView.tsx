@@ -7,24 +7,27 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { lazy, useEffect, useRef } from "react";
 import { StopLoopAction, type StopLoopHandle } from "@/components/crash-loop/StopLoopAction";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
 import { HostNotLive } from "@/components/fleet/HostNotLive";
 import { hostHref } from "@/components/fleet/links";
-import { JournalTail } from "@/components/JournalTail";
-import { EnginePanel } from "@/components/readiness/EnginePanel";
 import { useLive } from "@/components/live/LiveProvider";
 import { gpuWaitPreview } from "@/components/operations/gpuWaitPreview";
 import { useLatestUnitOperation } from "@/components/operations/useOperation";
 import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
-import { UnitFacts } from "@/components/unit/UnitFacts";
 import { UnitHeading } from "@/components/unit/UnitHeading";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
+import { WhenVisible } from "@/components/WhenVisible";
 import { formatMiB } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
+
+// below the history: downloaded when scrolled to (the page's JavaScript budget, bench/route-js.ts)
+const EnginePanel = lazy(() => import("@/components/readiness/EnginePanel").then((m) => ({ default: m.EnginePanel })));
+const UnitFacts = lazy(() => import("@/components/unit/UnitFacts").then((m) => ({ default: m.UnitFacts })));
+const JournalTail = lazy(() => import("@/components/JournalTail").then((m) => ({ default: m.JournalTail })));
 
 export function UnitView({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
@@ -93,11 +96,19 @@ export function UnitView({ host, name }: { host: string; name: string }) {
 
       <UnitHistory host={host} name={name} current={unit} />
 
-      <EnginePanel readiness={unit.readiness} metrics={detail?.engine} />
+      <WhenVisible name="engine" minHeight={120} label="Engine">
+        <EnginePanel readiness={unit.readiness} metrics={detail?.engine} />
+      </WhenVisible>
 
-      {detail && <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />}
+      {detail && (
+        <WhenVisible name="facts" minHeight={200} label="Facts">
+          <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />
+        </WhenVisible>
+      )}
 
-      <JournalTail host={host} name={name} />
+      <WhenVisible name="journal" minHeight={240} label="Journal">
+        <JournalTail host={host} name={name} />
+      </WhenVisible>
     </div>
   );
 }

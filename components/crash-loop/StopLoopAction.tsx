@@ -5,12 +5,15 @@
  * reset-failed once stopped), and a line saying what was sent.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useImperativeHandle, useState, type Ref } from "react";
-import { ConfirmDialog } from "@/components/ConfirmDialog";
+import { lazy, Suspense, useImperativeHandle, useState, type Ref } from "react";
+// loaded when first opened
+import { LazyConfirmDialog as ConfirmDialog } from "@/components/LazyConfirmDialog";
 import { useTRPC } from "@/components/trpc";
 import type { ActionPermission } from "@/components/unit/unitActions";
 import type { UnitSummary } from "@/server/contract/types";
-import { CrashLoopEvidence } from "./CrashLoopEvidence";
+
+// shown in the dialog: loaded with it, when it first opens
+const CrashLoopEvidence = lazy(() => import("./CrashLoopEvidence").then((m) => ({ default: m.CrashLoopEvidence })));
 
 export type StopLoopHandle = { request: () => void };
 
@@ -70,7 +73,10 @@ export function StopLoopAction({
       >
         {!allowed && permission && <p className="font-semibold">Not allowed: {permission.allowed ? "" : permission.reason}</p>}
         {evidence.data ? (
-          <CrashLoopEvidence report={evidence.data} />
+          // its own boundary: the open dialog stays while the evidence's code arrives
+          <Suspense fallback={<p>Reading the evidence…</p>}>
+            <CrashLoopEvidence report={evidence.data} />
+          </Suspense>
         ) : evidence.error ? (
           <p>Evidence unavailable: {evidence.error.message}</p>
         ) : (

@@ -1,110 +1,141 @@
 "use client";
 /**
- * `/`: the fleet at a glance. Every host's connection, units by state and GPU memory; below,
- * one list of every unit of every host, failed and stuck first whichever host they are on,
- * filtered by host, state and text (kept in the URL). On a phone the units come first.
+ * `/`: the fleet at a glance (./fleetView.ts). First what needs someone: units failed, looping,
+ * stuck or not serving on any host, and hosts down or holding GPU memory for exited processes.
+ * Then every host: those with something going on open with their units, healthy ones folded to
+ * one line each. A filter (text, state, host; kept in the URL, so back/forward and a reload keep
+ * it) turns the page into one list of the matching units, failed first. Long lists are
+ * virtualized (./VirtualUnitList.tsx).
  */
 import Link from "next/link";
+import { useState } from "react";
 import { useLive, useNow } from "@/components/live/LiveProvider";
 import { plural } from "@/server/contract/format";
-import { HostCard } from "./HostCard";
-import { matchesUnitFilter } from "./unitFilter";
+import { FleetHosts } from "./FleetHosts";
+import { fleetView, type HostGroup } from "./fleetView";
+import { hostHref } from "./links";
 import { UnitFilters } from "./UnitFilters";
-import { UnitList, type ListedUnit } from "./UnitList";
-import { needsAttention, sortUnits } from "./unitOrder";
+import type { ListedUnit } from "./UnitList";
 import { useUnitFilter } from "./useUnitFilter";
+import { VirtualUnitList } from "./VirtualUnitList";
+
+const muted = "text-sm text-zinc-500 dark:text-zinc-400";
 
 export function FleetOverview() {
   const live = useLive();
   const now = useNow();
   const { filter, setText, setParam, searchRef } = useUnitFilter();
+  // hosts folded or unfolded by hand, against what the view chose
+  const [toggled, setToggled] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const [toggledLast, setToggledLast] = useState<string | null>(null);
   const hosts = live.summaries();
   const all = live.allUnits();
+  const view = fleetView(hosts, all, filter, now);
 
-  // a few hundred units at most, re-sorted each second: stuck is a matter of time
   const stateOf = new Map(hosts.map((s) => [s.name, s.state]));
-  const listed: ListedUnit[] = sortUnits(
-    all.filter((u) => matchesUnitFilter(u, filter, now)),
-    now,
-  ).map(({ host, ...unit }) => ({ host, hostState: stateOf.get(host) ?? "connecting", unit }));
-  const attention = all.filter((u) => needsAttention(u, now)).length;
+  const listed = (units: typeof all): ListedUnit[] => units.map(({ host, ...unit }) => ({ host, hostState: stateOf.get(host) ?? "connecting", unit }));
   const down = hosts.filter((h) => h.state === "down").length;
+  const folded = view.hosts.filter((g) => g.healthy).length;
+  const isOpen = (g: HostGroup) => toggled.get(g.name) ?? !g.healthy;
+  const onToggle = (g: HostGroup) => {
+    setToggled((m) => new Map(m).set(g.name, !isOpen(g)));
+    setToggledLast(g.name);
+  };
+  const listedAbove = new Set(view.attentionUnits.map((u) => `${u.host}\n${u.name}`));
+  const attention = view.attentionUnits.length;
+
+  const emptyText =
+    live.connection !== "live" && all.length === 0
+      ? "Connecting to the panel…"
+      : all.length > 0
+        ? null
+        : hosts.some((h) => h.state === "connecting")
+          ? "Waiting for the hosts' agents…"
+          : "No host reports any unit. Set GPUDECK_UNITS on the agents (e.g. vllm-*.service).";
 
   return (
     <div className="flex flex-col gap-6">
-      <section aria-labelledby="hosts-heading" className="order-2 space-y-2 sm:order-1">
-        <div className="flex flex-wrap items-baseline gap-x-3">
-          <h2 id="hosts-heading" className="text-lg font-semibold">
-            Hosts
-          </h2>
-          {hosts.length > 0 && (
-            <p className="text-sm text-zinc-500 dark:text-zinc-400">
-              {plural(hosts.length, "host")}
-              {down > 0 && <span className="font-semibold text-red-800 dark:text-red-300"> · {down} down</span>}
-            </p>
-          )}
-        </div>
-        {hosts.length === 0 ? (
-          <p className="text-sm text-zinc-500 dark:text-zinc-400">
-            {live.connection === "live" ? (
-              <>
-                No hosts yet. Name agents in GPUDECK_AGENTS_FILE, or add one on the{" "}
-                <Link href="/hosts" className="underline">
-                  Hosts page
-                </Link>
-                .
-              </>
-            ) : (
-              "Connecting…"
-            )}
+      <div className="flex flex-wrap items-end gap-3">
+        <h1 className="text-lg font-semibold">Fleet</h1>
+        {hosts.length > 0 && (
+          <p className={muted} data-testid="fleet-counts">
+            {plural(hosts.length, "host")}
+            {down > 0 && <span className="font-semibold text-red-800 dark:text-red-300"> · {down} down</span>}
+            {folded > 0 && !view.filtered && <> · {folded} healthy, folded</>}
           </p>
-        ) : (
-          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" data-testid="host-list">
-            {hosts.map((h) => (
-              <HostCard key={h.name} host={h} nowMs={now} />
-            ))}
-          </ul>
         )}
-      </section>
+        <UnitFilters filter={filter} hosts={hosts.map((h) => h.name)} searchRef={searchRef} onText={setText} onParam={setParam} />
+      </div>
 
-      <section aria-labelledby="units-heading" className="order-1 space-y-3 sm:order-2">
-        <div className="flex flex-wrap items-end gap-3">
+      {view.filtered ? (
+        <section aria-labelledby="units-heading" className="space-y-3">
           <h2 id="units-heading" className="text-lg font-semibold">
-            Units
+            Units matching the filter
           </h2>
-          {attention > 0 && (
-            <p className="text-sm font-semibold text-red-800 dark:text-red-300" data-testid="attention-count">
-              {attention} need attention
-            </p>
+          {view.matching.length === 0 ? (
+            <p className={muted}>{emptyText ?? "No unit matches the filter."}</p>
+          ) : (
+            <VirtualUnitList units={listed(view.matching)} showHost nowMs={now} label="Units matching the filter" />
           )}
-          <UnitFilters filter={filter} hosts={hosts.map((h) => h.name)} searchRef={searchRef} onText={setText} onParam={setParam} />
-        </div>
-        {/* on a phone the hosts come after the units: say here which are down */}
-        {down > 0 && (
-          <p className="text-sm sm:hidden">
-            <a href="#hosts-heading" className="font-semibold text-red-800 underline dark:text-red-300">
-              {plural(down, "host")} down:{" "}
-              {hosts
-                .filter((h) => h.state === "down")
-                .map((h) => h.name)
-                .join(", ")}
-            </a>
-          </p>
-        )}
-        {live.connection !== "live" && all.length === 0 ? (
-          <p className="text-sm text-zinc-500 dark:text-zinc-400">Connecting to the panel…</p>
-        ) : listed.length === 0 ? (
-          <p className="text-sm text-zinc-500 dark:text-zinc-400">
-            {all.length > 0
-              ? "No unit matches the filter."
-              : hosts.some((h) => h.state === "connecting")
-                ? "Waiting for the hosts' agents…"
-                : "No host reports any unit. Set GPUDECK_UNITS on the agents (e.g. vllm-*.service)."}
-          </p>
-        ) : (
-          <UnitList units={listed} showHost nowMs={now} />
-        )}
-      </section>
+        </section>
+      ) : (
+        <>
+          <section aria-labelledby="attention-heading" className="space-y-3" data-testid="attention">
+            <div className="flex flex-wrap items-baseline gap-3">
+              <h2 id="attention-heading" className="text-lg font-semibold">
+                Needs attention
+              </h2>
+              {attention > 0 && (
+                <p className="text-sm font-semibold text-red-800 dark:text-red-300" data-testid="attention-count">
+                  {attention} need attention
+                </p>
+              )}
+            </div>
+            {view.attentionHosts.length > 0 && (
+              <ul className="space-y-1 text-sm" data-testid="attention-hosts">
+                {view.attentionHosts.map((a) => (
+                  <li key={`${a.name}\n${a.what}`} data-host={a.name}>
+                    <Link href={hostHref(a.name)} className="font-mono font-semibold underline-offset-2 hover:underline">
+                      {a.name}
+                    </Link>{" "}
+                    <span className={a.what === "down" ? "font-semibold text-red-800 dark:text-red-300" : "text-fuchsia-800 dark:text-fuchsia-300"}>
+                      {a.what}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {attention > 0 ? (
+              <VirtualUnitList units={listed(view.attentionUnits)} showHost nowMs={now} label="Units that need attention" />
+            ) : (
+              view.attentionHosts.length === 0 && <p className={muted}>{emptyText ?? "Nothing: every unit is running or stopped as it should be."}</p>
+            )}
+          </section>
+
+          <section aria-labelledby="hosts-heading" className="space-y-2">
+            <h2 id="hosts-heading" className="text-lg font-semibold">
+              Hosts
+            </h2>
+            {hosts.length === 0 ? (
+              <p className={muted}>
+                {live.connection === "live" ? (
+                  <>
+                    No hosts yet. Name agents in GPUDECK_AGENTS_FILE, or add one on the{" "}
+                    <Link href="/hosts" className="underline">
+                      Hosts page
+                    </Link>
+                    .
+                  </>
+                ) : (
+                  "Connecting…"
+                )}
+              </p>
+            ) : (
+              <FleetHosts groups={view.hosts} listedAbove={listedAbove} isOpen={isOpen} onToggle={onToggle} toggledLast={toggledLast} nowMs={now} />
+            )}
+          </section>
+        </>
+      )}
     </div>
   );
 }

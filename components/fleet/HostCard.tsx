@@ -5,6 +5,7 @@
  * host's page.
  */
 import Link from "next/link";
+import type { ReactNode } from "react";
 import type { HostSummary } from "@/server/contract/fleet";
 import { HostStateBadge } from "./HostStateBadge";
 import { agentText, exitedText, gpuTotalsText, hostStateText, unitCountList, unitTotal } from "./hostText";
@@ -16,7 +17,21 @@ const COUNT_TONE: Record<string, string> = {
   deactivating: "text-amber-800 dark:text-amber-300",
 };
 
-export function HostCard({ host, nowMs }: { host: HostSummary; nowMs: number }) {
+export function HostCard({
+  host,
+  nowMs,
+  toggle,
+  className = "",
+  children,
+}: {
+  host: HostSummary;
+  nowMs: number;
+  /** the fold button, beside the name (the fleet overview) */
+  toggle?: ReactNode;
+  className?: string;
+  /** below the card's facts: the host's units */
+  children?: ReactNode;
+}) {
   const counts = unitCountList(host.unitCounts);
   const exited = exitedText(host.gpuTotals);
   const agent = agentText(host);
@@ -25,9 +40,11 @@ export function HostCard({ host, nowMs }: { host: HostSummary; nowMs: number }) 
       data-testid="host-card"
       data-host={host.name}
       data-state={host.state}
-      className={`min-w-0 space-y-1 rounded-lg border p-3 text-sm ${host.state === "down" ? "border-red-300 dark:border-red-800" : "border-zinc-200 dark:border-zinc-800"}`}
+      data-folded="false"
+      className={`min-w-0 space-y-1 rounded-lg border p-3 text-sm ${host.state === "down" ? "border-red-300 dark:border-red-800" : "border-zinc-200 dark:border-zinc-800"} ${className}`}
     >
       <div className="flex flex-wrap items-center gap-2">
+        {toggle}
         <h3 className="min-w-0 break-all font-mono text-base font-semibold">
           <Link href={hostHref(host.name)} className="underline-offset-2 hover:underline">
             {host.name}
@@ -70,6 +87,7 @@ export function HostCard({ host, nowMs }: { host: HostSummary; nowMs: number }) 
           </span>
         )}
       </p>
+      {children}
     </li>
   );
 }

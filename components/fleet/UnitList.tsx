@@ -11,9 +11,22 @@ export interface ListedUnit {
   unit: UnitSummary;
 }
 
-export function UnitList({ units, showHost, gpu, nowMs }: { units: readonly ListedUnit[]; showHost: boolean; gpu?: GpuSample | null; nowMs: number }) {
+export function UnitList({
+  units,
+  showHost,
+  gpu,
+  nowMs,
+  label,
+}: {
+  units: readonly ListedUnit[];
+  showHost: boolean;
+  gpu?: GpuSample | null;
+  nowMs: number;
+  label?: string;
+}) {
   return (
     <ul
+      aria-label={label}
       className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
       data-testid="unit-list"
     >

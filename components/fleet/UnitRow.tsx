@@ -25,6 +25,9 @@ export function UnitRow({
   showHost,
   gpu,
   nowMs,
+  index,
+  setSize,
+  measureRef,
 }: {
   host: string;
   hostState: HostState;
@@ -33,10 +36,18 @@ export function UnitRow({
   /** what it holds on the GPUs; unknown on the fleet overview (no GPU samples there) */
   gpu: UnitGpuUse | null;
   nowMs: number;
+  /** in a virtualized list (./VirtualUnitList.tsx): its place in the whole list, and how long that is */
+  index?: number;
+  setSize?: number;
+  measureRef?: (el: HTMLLIElement | null) => void;
 }) {
   const live = hostState === "connected";
   return (
     <li
+      ref={measureRef}
+      data-index={index}
+      aria-posinset={index === undefined ? undefined : index + 1}
+      aria-setsize={setSize}
       data-testid="unit-row"
       data-unit={u.name}
       data-host={host}

@@ -9,12 +9,13 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
-import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from "react";
 import { useTRPC, useTRPCClient } from "@/components/trpc";
 import { scopeForPath, scopeKey } from "./scope";
 import { LiveStore } from "./store";
 
-const LiveContext = createContext<LiveStore | null>(null);
+/** the page's store, and an empty one of the same scope: what the server rendered (it holds no stream) */
+const LiveContext = createContext<{ store: LiveStore; initial: LiveStore } | null>(null);
 
 /** Codes that retrying soon will not fix: the stream waits the longest backoff, and the page says why. */
 const LASTING = new Set(["NOT_FOUND", "BAD_REQUEST", "FORBIDDEN"]);
@@ -22,12 +23,13 @@ const LASTING = new Set(["NOT_FOUND", "BAD_REQUEST", "FORBIDDEN"]);
 export function LiveProvider({ children }: { children: ReactNode }) {
   const scope = scopeForPath(usePathname());
   const key = scopeKey(scope);
-  const [state, setState] = useState(() => ({ key, store: new LiveStore(scope) }));
-  let store = state.store;
+  const [state, setState] = useState(() => ({ key, store: new LiveStore(scope), initial: new LiveStore(scope) }));
+  let { store, initial } = state;
   if (state.key !== key) {
     // another scope: a fresh store (the old stream closes in the effect's cleanup)
     store = new LiveStore(scope);
-    setState({ key, store });
+    initial = new LiveStore(scope);
+    setState({ key, store, initial });
   }
   const client = useTRPCClient();
   const trpc = useTRPC();
@@ -95,23 +97,48 @@ export function LiveProvider({ children }: { children: ReactNode }) {
     };
   }, [client, store, trpc, queryClient]);
 
-  return <LiveContext.Provider value={store}>{children}</LiveContext.Provider>;
+  const value = useMemo(() => ({ store, initial }), [store, initial]);
+  return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
 }
 
-/** The live store; the component re-renders on every change. */
+const HYDRATING = -1;
+
+/**
+ * The live store; the component re-renders on every change. While the server renders and while
+ * the browser hydrates that HTML, it is the empty store the server had: a part of the page that
+ * hydrates late (a Suspense boundary) may do so after the stream's first events arrived, and
+ * rendering those would not match the server's HTML (React #418). React renders again with the
+ * real store right after hydrating.
+ */
 export function useLive(): LiveStore {
-  const store = useContext(LiveContext);
-  if (!store) throw new Error("useLive outside LiveProvider");
-  useSyncExternalStore(store.subscribe, store.getVersion, () => 0);
-  return store;
+  const ctx = useContext(LiveContext);
+  if (!ctx) throw new Error("useLive outside LiveProvider");
+  const version = useSyncExternalStore(ctx.store.subscribe, ctx.store.getVersion, () => HYDRATING);
+  return version === HYDRATING ? ctx.initial : ctx.store;
 }
 
-/** A clock that ticks every `ms` for live counters. */
+const noSubscription = () => () => {};
+
+/** false while the server renders and while the browser hydrates; true from the next render on. */
+export function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * A clock that ticks every `ms` for live counters. NaN while the server renders and the browser
+ * hydrates: the two clocks differ, so a relative time ("for 42 min 17 s") computed from it would
+ * not match; the formatters write "—" for NaN, and the real time follows right after hydration.
+ */
 export function useNow(ms = 1000): number {
+  const hydrated = useHydrated();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(t);
   }, [ms]);
-  return now;
+  return hydrated ? now : NaN;
 }

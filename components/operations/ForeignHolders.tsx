@@ -6,7 +6,8 @@
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/ConfirmDialog";
+// loaded when first opened
+import { LazyConfirmDialog as ConfirmDialog } from "@/components/LazyConfirmDialog";
 import { useTRPC } from "@/components/trpc";
 import { formatCmdline, formatMiB } from "@/server/contract/format";
 import type { ForeignHolder } from "@/server/contract/operations";

@@ -11,15 +11,14 @@
  * exited) hold GPU memory: `units.restart({ waitForGpus: true })` begins an operation instead of a job.
  */
 import { useMutation } from "@tanstack/react-query";
-import { useImperativeHandle, useState, type Ref } from "react";
-import { ConfirmDialog } from "@/components/ConfirmDialog";
-import { GpuWaitSummary } from "@/components/operations/GpuWaitSummary";
+import { lazy, Suspense, useImperativeHandle, useState, type Ref } from "react";
+// loaded when first opened
+import { LazyConfirmDialog as ConfirmDialog } from "@/components/LazyConfirmDialog";
 import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 import { useTRPC } from "@/components/trpc";
 import type { UnitGpuUse } from "@/components/unitGpu";
 import { UNIT_ACTION_PROCEDURES } from "@/server/contract/procedures";
 import type { UnitAction as Action, UnitSummary } from "@/server/contract/types";
-import { ActionConsequences } from "./ActionConsequences";
 import {
   ACTION_LABEL,
   actionButtonClass,
@@ -35,6 +34,10 @@ import {
   type ActionStatus,
   type RecentAction,
 } from "./unitActions";
+
+// what the confirm dialog shows: loaded with it, when it first opens
+const ActionConsequences = lazy(() => import("./ActionConsequences").then((m) => ({ default: m.ActionConsequences })));
+const GpuWaitSummary = lazy(() => import("@/components/operations/GpuWaitSummary").then((m) => ({ default: m.GpuWaitSummary })));
 
 export type UnitActionHandle = {
   /** what its button does: ask first, or run at once; `whenFree`: the dialog starts on "… when its GPUs are free" */
@@ -122,7 +125,12 @@ export function UnitAction({
             gpu={gpu}
             recentRepeat={confirming && repeatGuarded(action, recent) ? recent : null}
           />
-          {offersWhenFree && <GpuWaitSummary items={gpuWait} kind="restart" />}
+          {/* its own boundary: it may appear while the dialog is open */}
+          {offersWhenFree && (
+            <Suspense fallback={null}>
+              <GpuWaitSummary items={gpuWait} kind="restart" />
+            </Suspense>
+          )}
         </ConfirmDialog>
       )}
     </>

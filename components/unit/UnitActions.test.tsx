@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { renderToString } from "react-dom/server";
+import { describe, expect, it, vi } from "vitest";
+import { prerender } from "react-dom/static";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { TRPCProvider } from "@/components/trpc";
@@ -28,11 +28,15 @@ const allowed = { allowed: true } as const;
 const everything: ActionPermissions = { start: allowed, stop: allowed, restart: allowed, "reset-failed": allowed, kill: allowed };
 const noGpu = { indexes: [], usedMiB: 0, exitedMiB: 0 };
 
-/** Server-rendered: no call is made, so the client's URL is never used. */
-function render(permissions: ActionPermissions | undefined, unit = running, gpuWait: GpuWaitItem[] = []) {
+// the page loads each dialog when it first opens (LazyConfirmDialog.test.tsx); here they are
+// rendered closed, as the eager ConfirmDialog, to read what they would show
+vi.mock("@/components/LazyConfirmDialog", async () => ({ LazyConfirmDialog: (await import("@/components/ConfirmDialog")).ConfirmDialog }));
+
+/** Server-rendered, lazy parts resolved: no call is made, so the client's URL is never used. */
+async function render(permissions: ActionPermissions | undefined, unit = running, gpuWait: GpuWaitItem[] = []) {
   const queryClient = new QueryClient();
   const trpcClient = createTRPCClient<PanelRouter>({ links: [httpBatchLink({ url: "http://127.0.0.1:9/api/trpc", transformer: wireTransformer })] });
-  return renderToString(
+  const { prelude } = await prerender(
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
         <UnitActions
@@ -48,6 +52,7 @@ function render(permissions: ActionPermissions | undefined, unit = running, gpuW
       </TRPCProvider>
     </QueryClientProvider>,
   );
+  return new Response(prelude).text();
 }
 
 /** The action buttons: every button outside the (closed) confirm dialogs. */
@@ -55,47 +60,47 @@ const buttons = (html: string) =>
   [...html.replace(/<dialog[\s\S]*?<\/dialog>/g, "").matchAll(/<button type="button"[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]);
 
 describe("UnitActions", () => {
-  it("shows the applicable actions in order, in one labelled group", () => {
-    const html = render(everything);
+  it("shows the applicable actions in order, in one labelled group", async () => {
+    const html = await render(everything);
     expect(html).toContain('role="group" aria-label="Unit actions"');
     expect(buttons(html)).toEqual(["Stop", "Restart", "Kill (SIGKILL)"]);
   });
 
-  it("says why refused actions have no button", () => {
-    const html = render({ ...everything, kill: { allowed: false, reason: "admins only" } });
+  it("says why refused actions have no button", async () => {
+    const html = await render({ ...everything, kill: { allowed: false, reason: "admins only" } });
     expect(buttons(html)).toEqual(["Stop", "Restart"]);
     expect(html).toContain("Kill (SIGKILL): admins only");
   });
 
-  it("has no group for someone who may do nothing (the confirm dialogs stay, closed)", () => {
+  it("has no group for someone who may do nothing (the confirm dialogs stay, closed)", async () => {
     const refused = { allowed: false, reason: "viewers cannot change units" } as const;
-    const html = render({ start: refused, stop: refused, restart: refused, "reset-failed": refused, kill: refused });
+    const html = await render({ start: refused, stop: refused, restart: refused, "reset-failed": refused, kill: refused });
     expect(html).not.toContain('role="group"');
     expect(buttons(html)).toEqual([]);
     expect(html.match(/<dialog/g)).toHaveLength(3); // stop, restart, kill ask first
   });
 
-  it("shows no button and no refusal before units.get answers", () => {
-    const html = render(undefined);
+  it("shows no button and no refusal before units.get answers", async () => {
+    const html = await render(undefined);
     expect(html).not.toContain('role="group"');
     expect(html).not.toContain("text-xs text-zinc-500");
   });
 
-  it("gives each confirm dialog its own title", () => {
-    const html = render(everything);
+  it("gives each confirm dialog its own title", async () => {
+    const html = await render(everything);
     const labelledBy = [...html.matchAll(/<dialog[^>]*aria-labelledby="([^"]+)"/g)].map((m) => m[1]);
     expect(new Set(labelledBy).size).toBe(3);
     expect(html).toContain("Restart vllm.service?");
   });
 
-  it("offers 'Restart when its GPUs are free' in the restart dialog only where the unit holds GPU memory, with what it would wait for", () => {
-    const plain = render(everything);
+  it("offers 'Restart when its GPUs are free' in the restart dialog only where the unit holds GPU memory, with what it would wait for", async () => {
+    const plain = await render(everything);
     expect(plain).not.toContain("Restart when its GPUs are free");
     const held: GpuWaitItem[] = [
       { uuid: "GPU-0", index: 0, heldMiB: 76_800, pids: [], exitedPids: [4111], unknownPids: [] },
       { uuid: "GPU-1", index: 1, heldMiB: 76_800, pids: [4112], exitedPids: [], unknownPids: [] },
     ];
-    const html = render(everything, running, held);
+    const html = await render(everything, running, held);
     const restartDialog = [...html.matchAll(/<dialog[\s\S]*?<\/dialog>/g)].map((m) => m[0]).find((d) => d.includes("Restart vllm.service?"))!;
     expect(restartDialog).toContain(">Restart when its GPUs are free</button>");
     expect(restartDialog).toContain("GPU 0: 75.0 GiB by exited 4111");

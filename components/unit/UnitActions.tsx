@@ -8,7 +8,8 @@
  */
 import { createRef, useImperativeHandle, useRef, useState, type Ref, type RefObject } from "react";
 import { useFocusRescue } from "@/components/focus";
-import { OperationProgress } from "@/components/operations/OperationProgress";
+// loaded when an operation is under way
+import { LazyOperationProgress as OperationProgress } from "@/components/operations/LazyOperationProgress";
 import type { GpuWaitItem } from "@/components/operations/gpuWaitPreview";
 import type { UnitGpuUse } from "@/components/unitGpu";
 import { isFinalOperationStep, type Operation } from "@/server/contract/operations";

@@ -3,7 +3,7 @@
  * desktop (1440 px) and phone (390 px) width, on the login-required panel (project "auth", see
  * authServer.ts): the sign-in form, then as an admin every page with its admin-only parts.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectAccessible, waitReady } from "./axe";
 import { E2E_AUTH_HOST, E2E_PASSWORD } from "./authServer";
 

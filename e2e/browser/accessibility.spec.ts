@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./fixtures";
 import { expectAccessible, waitReady } from "./axe";
 
 // Every page of the demo passes axe-core's WCAG 2.0/2.1 A and AA rules, in light and dark, at

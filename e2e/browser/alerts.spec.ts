@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./fixtures";
 
 // Against the demo's simulated fleet: gpu-a's vllm-llama-70b.service fails in ExecStartPre from
 // the start, so it has an open alert. The demo has no login (everyone is the demo admin), so the

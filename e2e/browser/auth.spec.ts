@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./fixtures";
 import { E2E_AUTH_DATA_DIR, E2E_AUTH_HOST, E2E_PASSWORD } from "./authServer";
 
 test.describe.configure({ mode: "serial" });

@@ -5,7 +5,7 @@
  * keeps its own strict CSP (no script without its nonce).
  */
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, revealLazySections, test, type Page } from "./fixtures";
 
 export const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 export const SCHEMES = ["light", "dark"] as const;
@@ -18,6 +18,11 @@ export type Scheme = (typeof SCHEMES)[number];
 export async function waitReady(page: Page, route: string): Promise<void> {
   if (route === "/" || route.startsWith("/hosts")) await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await expect(page.getByText("Loading…", { exact: true })).toHaveCount(0);
+  // the parts drawn when scrolled to are checked too
+  if (route.includes("/units/")) {
+    await revealLazySections(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+  }
   await page.waitForTimeout(300); // charts measure their width after the first paint
 }
 

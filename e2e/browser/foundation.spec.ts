@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, revealLazySections, test, type Locator, type Page } from "./fixtures";
 
 // Tests run in order against the demo's simulated fleet (GPUDECK_SIM_SPEED=2): gpu-a (the
 // incident host: these tests act on its units), gpu-b (healthy) and gpu-c (twenty units; its
@@ -8,7 +8,6 @@ test.describe.configure({ mode: "serial" });
 const KIMI = "vllm-kimi-k25.service";
 const KIMI_PAGE = `/hosts/gpu-a/units/${KIMI}`;
 /** every unit of the demo's three hosts: 4 on gpu-a, 4 on gpu-b, 20 on gpu-c */
-const FLEET_UNITS = 28;
 const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${test.info().project.name}-${name}.png`, fullPage: true });
 
 async function waitLive(page: Page) {
@@ -16,7 +15,7 @@ async function waitLive(page: Page) {
 }
 
 /** failed → changing → active → inactive, as the lists order them; running but not serving (or its engine failed) is still changing */
-async function expectTroubleFirst(page: Page) {
+async function expectTroubleFirst(page: Page | Locator) {
   const rows = await page.getByTestId("unit-row").evaluateAll((els) =>
     els.map((e) => ({
       state: e.querySelector('[data-testid="state-badge"]')!.getAttribute("data-state")!.split("/")[0]!,
@@ -39,38 +38,57 @@ async function confirmAction(page: Page, action: "Restart" | "Stop" | "Kill (SIG
   await expect(dialog).toBeHidden();
 }
 
-test("fleet overview: three hosts with their state, every host's units with a host column, failed first", async ({ page }) => {
+test("fleet overview: what needs attention first, with its host; hosts with trouble open, healthy ones folded to one line", async ({ page }) => {
   await page.goto("/");
   await expect(page.getByTestId("demo-banner")).toHaveText(/simulated hosts/);
   await waitLive(page);
   const cards = page.getByTestId("host-card");
   await expect(cards).toHaveCount(3);
+  // gpu-a has a failed and a looping unit: open, and first
   await expect(cards.nth(0)).toHaveAttribute("data-host", "gpu-a");
-  await expect(cards.nth(1)).toHaveAttribute("data-host", "gpu-b");
-  await expect(cards.nth(2)).toHaveAttribute("data-host", "gpu-c");
   const gpuA = page.locator('[data-testid="host-card"][data-host="gpu-a"]');
+  await expect(gpuA).toHaveAttribute("data-folded", "false");
   await expect(gpuA.getByTestId("host-state")).toHaveText("connected");
   await expect(gpuA.getByTestId("host-since")).toHaveText(/^connected for /);
   await expect(gpuA).toContainText("agent 0.1.0");
   await expect(gpuA.getByTestId("host-unit-counts")).toContainText(/failed/);
   await expect(gpuA.getByTestId("host-gpus")).toHaveText(/^\d+ GPUs · [\d.]+ \/ [\d.]+ GiB$/);
-  await expect(page.locator('[data-testid="host-card"][data-host="gpu-b"]').getByTestId("host-unit-counts")).toHaveText(/^4 units: 4 active/);
+  await expect(gpuA.getByTestId("host-reasons")).toContainText(/units? needs? attention/);
   // gpu-c may be down right now (its agent comes and goes): it says so either way
   await expect(page.locator('[data-testid="host-card"][data-host="gpu-c"]').getByTestId("host-state")).toHaveText(/connected|connecting|down/);
 
-  const rows = page.getByTestId("unit-row");
-  await expect(rows).toHaveCount(FLEET_UNITS);
-  const llama = page.locator('[data-testid="unit-row"][data-unit="vllm-llama-70b.service"]');
+  // the healthy gpu-b: one line (the other project may have just restarted one of its units)
+  const gpuB = page.locator('[data-testid="host-card"][data-host="gpu-b"]');
+  await expect(gpuB).toHaveAttribute("data-folded", "true", { timeout: 60_000 });
+  await expect(gpuB.getByTestId("host-line")).toHaveText(/^gpu-b · 4 serving$/);
+  await expect(gpuB.getByRole("button", { name: /^gpu-b · / })).toHaveAttribute("aria-expanded", "false");
+  await expect(gpuB.getByTestId("unit-row")).toHaveCount(0);
+
+  // needs attention: gpu-a's failed and looping units, with their host, failed first
+  const attention = page.getByTestId("attention");
+  const llama = attention.locator('[data-testid="unit-row"][data-unit="vllm-llama-70b.service"]');
   await expect(llama.getByTestId("unit-host")).toHaveText("host gpu-a");
   await expect(llama.getByTestId("state-badge")).toHaveText("failed (failed)");
   await expect(llama.getByTestId("diagnosis-reason")).toContainText(/ExecStartPre/);
-  await expect(page.locator('[data-unit="vllm-deepseek-v3.service"]').getByTestId("unit-host")).toHaveText("host gpu-b");
-  await expect(page.locator('[data-unit="vllm-svc-07.service"]')).toHaveAttribute("data-host", "gpu-c");
+  const rows = attention.getByTestId("unit-row");
   await expect(rows.first().getByTestId("state-badge")).toHaveText(/failed \(failed\)|activating \(auto-restart\)/);
   await expect(rows.first()).toHaveAttribute("data-host", "gpu-a");
-  await expectTroubleFirst(page);
+  await expectTroubleFirst(attention);
   await expect(page.getByTestId("attention-count")).toHaveText(/^\d+ need attention$/);
+  // a unit is listed once: gpu-a's card shows only its other units
+  await expect(page.locator('[data-testid="unit-row"][data-unit="vllm-llama-70b.service"]')).toHaveCount(1);
+  await expect(gpuA.locator(`[data-testid="unit-row"][data-unit="${KIMI}"]`)).toHaveCount(1);
+
+  // unfolding gpu-b shows its units in place, and folds back
+  await gpuB.getByRole("button", { name: /^gpu-b · / }).click();
+  await expect(gpuB).toHaveAttribute("data-folded", "false");
+  const fold = gpuB.getByRole("button", { name: "Fold gpu-b" });
+  await expect(fold).toHaveAttribute("aria-expanded", "true");
+  await expect(gpuB.getByTestId("unit-row")).toHaveCount(4);
+  await expect(gpuB.locator('[data-unit="vllm-deepseek-v3.service"]')).toHaveAttribute("data-host", "gpu-b");
   await shot(page, "fleet");
+  await fold.click();
+  await expect(gpuB).toHaveAttribute("data-folded", "true");
 });
 
 test("filter by text, state and host is kept in the URL and survives a reload", async ({ page }) => {
@@ -187,6 +205,7 @@ test("journal lines appear live", async ({ page }) => {
   await waitLive(page);
   const badge = page.getByTestId("state-badge").first();
   await expect(badge).toHaveText("active (running)");
+  await revealLazySections(page);
   const journal = page.getByTestId("journal");
   await expect(journal).toContainText("Started vLLM: bge-small embeddings.");
   // Count, don't just look for the text: the other project already stopped and started this
@@ -276,11 +295,17 @@ test("every page fits the screen: no sideways scrolling; on a phone the units co
     const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
     expect(scrollWidth, `${route} is ${scrollWidth}px wide in a ${page.viewportSize()!.width}px viewport`).toBeLessThanOrEqual(page.viewportSize()!.width);
     expect(innerWidth).toBe(page.viewportSize()!.width);
-    if (route === "/" || route === "/hosts/gpu-a") {
+    if (route === "/") {
+      // whatever the width: what needs attention comes before the hosts
+      const attention = (await page.getByRole("heading", { name: "Needs attention", exact: true }).boundingBox())!.y;
+      const hosts = (await page.getByRole("heading", { name: "Hosts", exact: true }).boundingBox())!.y;
+      expect(attention, "/: what needs attention first").toBeLessThan(hosts);
+    }
+    if (route === "/hosts/gpu-a") {
       const units = (await page.getByRole("heading", { name: "Units", exact: true }).boundingBox())!.y;
-      const other = (await page.getByRole("heading", { name: route === "/" ? "Hosts" : "GPU memory", exact: true }).boundingBox())!.y;
+      const other = (await page.getByRole("heading", { name: "GPU memory", exact: true }).boundingBox())!.y;
       if (page.viewportSize()!.width < 640) expect(units, `${route}: units first on a phone`).toBeLessThan(other);
-      else expect(other, `${route}: the ${route === "/" ? "hosts" : "GPU strip"} lead on a wide screen`).toBeLessThan(units);
+      else expect(other, `${route}: the GPU strip leads on a wide screen`).toBeLessThan(units);
     }
     await shot(page, `fits-${route.replace(/[^a-z0-9]+/gi, "-")}`);
   }

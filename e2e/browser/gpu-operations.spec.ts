@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, revealLazySections, test, type Page } from "./fixtures";
 
 // Serving, not just running, and the cure for the incident, on the demo's gpu-a (GPUDECK_SIM_SPEED=2:
 // Kimi's 119 checkpoint shards load in ~9 s, a killed process's memory drains in ~22 s: GPUDECK_SIM_DRAIN_S). Runs
@@ -21,6 +21,8 @@ async function openKimiServing(page: Page) {
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await expect(page.getByTestId("state-badge").first()).toHaveText("active (running)", { timeout: 60_000 });
   await expect(page.getByTestId("readiness").first()).toHaveAttribute("data-state", "serving", { timeout: 60_000 });
+  // the engine and the journal are drawn once scrolled to
+  await revealLazySections(page);
 }
 
 async function openDialog(page: Page, action: "Restart" | "Kill (SIGKILL)") {

@@ -1,4 +1,4 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "./fixtures";
 
 // The incident walked with the keyboard alone on the demo's gpu-a: open the unit, kill it, open
 // the restart dialog, choose "Restart when its GPUs are free", watch the steps, cancel, then start

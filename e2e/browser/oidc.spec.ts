@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { startTestProvider, type TestProvider } from "../../server/auth/oidc/testing/provider";
 
 const PORT = Number(process.env.E2E_OIDC_PORT ?? 3102);

@@ -6,7 +6,7 @@
  * compared with what systemd itself says (`systemctl show` inside the sandbox).
  * Needs root (namespaces); skips loudly otherwise. Project "real-systemd" (playwright.config.ts).
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, revealLazySections, test, type Page } from "./fixtures";
 import { warnIfUnsupported } from "../sandbox/sandbox";
 import { REAL_HOST, REAL_PASSWORD, REAL_UNIT, REAL_UNIT_DESCRIPTION, START_PRE_SECONDS, startRealSystemdHost, type RealSystemdHost } from "./realSystemdHost";
 
@@ -93,6 +93,7 @@ test.describe("npm start mode on a real systemd", () => {
       await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(REAL_UNIT);
       await expect(badge).toHaveText("inactive (dead)");
+      await revealLazySections(page);
       const facts = page.getByRole("region", { name: "Unit facts" });
       await expect(facts).toContainText(`/bin/sleep ${START_PRE_SECONDS}`);
       await expect(facts).toContainText("/bin/sleep infinity");
@@ -129,6 +130,7 @@ test.describe("npm start mode on a real systemd", () => {
       await expect(states.getByRole("listitem", { name: /^active \(running\) from .* to now/ })).toHaveCount(1);
 
       // systemd 252 writes "<verb> <unit> - <description>"
+      await revealLazySections(page);
       const journal = page.getByTestId("journal");
       await expect(journal).toContainText(`Starting ${REAL_UNIT} - ${REAL_UNIT_DESCRIPTION}...`);
       await expect(journal).toContainText(`Started ${REAL_UNIT} - ${REAL_UNIT_DESCRIPTION}.`);

@@ -83,6 +83,8 @@ describe("formatTime", () => {
     const nextDay = Date.UTC(2025, 0, 13, 1, 0);
     expect(formatTime(t, { timeZone: "UTC", date: "auto", relativeToMs: sameDay })).toBe("13:03:27");
     expect(formatTime(t, { timeZone: "UTC", date: "auto", relativeToMs: nextDay })).toBe("12 Jan 13:03:27");
+    // no clock yet (a page hydrating): the date, and no RangeError from Intl
+    expect(formatTime(t, { timeZone: "UTC", date: "auto", relativeToMs: NaN })).toBe("12 Jan 13:03:27");
     expect(formatDay(t, "UTC")).toBe("12 Jan");
   });
 });

@@ -144,8 +144,10 @@ export function formatTime(ms: number, opts: FormatTimeOptions = {}): string {
   const date = opts.date ?? "never";
   let showDate = date === "always";
   if (date === "auto") {
-    const ref = zonedParts(opts.relativeToMs ?? Date.now(), opts.timeZone);
-    showDate = ref.year !== p.year || ref.month !== p.month || ref.day !== p.day;
+    const refMs = opts.relativeToMs ?? Date.now();
+    // no reference (a page still hydrating has no clock yet): the date, to be sure
+    const ref = Number.isFinite(refMs) ? zonedParts(refMs, opts.timeZone) : null;
+    showDate = !ref || ref.year !== p.year || ref.month !== p.month || ref.day !== p.day;
   }
   return showDate ? `${Number(p.day)} ${p.monthShort} ${t}` : t;
 }
