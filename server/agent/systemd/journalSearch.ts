@@ -142,7 +142,7 @@ export function runJournalctl(
       stop();
     }, bounds.timeoutMs);
     const take = (l: string) => {
-      if (stopped && opts.keep === "oldest") return;
+      if (stopped) return;
       const e = parseJournalLine(l, unit);
       if (!e) return;
       count++;
@@ -160,10 +160,12 @@ export function runJournalctl(
     };
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
+      if (stopped) return;
       bytes += Buffer.byteLength(chunk);
       if (bytes > bounds.maxBytes) {
         cut = true;
         stop();
+        return;
       }
       const parts = (rest + chunk).split("\n");
       rest = parts.pop() ?? "";
