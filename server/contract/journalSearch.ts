@@ -44,7 +44,6 @@ export function journalPriorityNumber(p: JournalPriorityName | number | string):
 export function grepProblem(grep: string): string | null {
   if (grep.length === 0) return "grep is empty";
   if (grep.length > JOURNAL_GREP_MAX) return `grep is longer than ${JOURNAL_GREP_MAX} characters`;
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(grep)) return "grep holds a control character";
   if (/\\[1-9k]/.test(grep)) return "grep may not use back-references";
   if (/\(\?[=!<]/.test(grep)) return "grep may not use look-around";
