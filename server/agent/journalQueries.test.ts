@@ -79,3 +79,20 @@ describe("units.journal with filters, histogram, download, file (simulated host)
     await expect(s.asViewer.reveal.unitFile({ name: UNIT })).rejects.toThrow(/Only admins/);
   });
 });
+
+describe("the diagnosis says when the file on disk differs from what systemd runs", () => {
+  it("NeedDaemonReload puts a unit-file fact first", async () => {
+    const s = await setup();
+    try {
+      expect((await s.caller.units.diagnose({ name: UNIT })).evidence.some((e) => e.label === "Unit file")).toBe(false);
+      (s.host.systemd as unknown as { staleFiles: Set<string> }).staleFiles.add(UNIT);
+      await new Promise((r) => setTimeout(r, 3100)); // past the diagnosis cache
+      const d = await s.caller.units.diagnose({ name: UNIT });
+      expect(d.evidence[0]).toMatchObject({ label: "Unit file", value: expect.stringMatching(/file on disk differs from what systemd runs/) });
+      expect((await s.caller.units.file({ name: UNIT })).needDaemonReload).toBe(true);
+    } finally {
+      s.shutdown.abort();
+      await s.hub.close();
+    }
+  });
+});

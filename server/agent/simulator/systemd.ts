@@ -66,7 +66,7 @@ export class SimSystemd implements SystemdAdapter {
   async get(name: string): Promise<UnitDetail | null> {
     const u = this.units.get(name);
     if (!u || !this.ops.visible(name)) return null;
-    return simUnitDetail(u, this.world);
+    return { ...simUnitDetail(u, this.world), needDaemonReload: this.staleFiles.has(name) };
   }
 
   /** Read-only state of any simulated unit, visible or not; others are unknown to this "systemd". */
