@@ -42,6 +42,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
       </h2>
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
       <StateTimeline
+        journalLinks
         transitions={transitions}
         markers={markers}
         range={range}

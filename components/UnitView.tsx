@@ -20,6 +20,7 @@ import { useLatestUnitOperation } from "@/components/operations/useOperation";
 import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
 import { UnitFacts } from "@/components/unit/UnitFacts";
+import { UnitFileSection } from "@/components/unit/UnitFileSection";
 import { UnitHeading } from "@/components/unit/UnitHeading";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
@@ -96,6 +97,8 @@ export function UnitView({ host, name }: { host: string; name: string }) {
       <EnginePanel readiness={unit.readiness} metrics={detail?.engine} />
 
       {detail && <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />}
+
+      <UnitFileSection host={host} name={name} />
 
       <JournalTail host={host} name={name} />
     </div>
