@@ -7,7 +7,7 @@
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { usePathname, useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { formatTime } from "@/server/contract/format";
 import { useTRPC, useTRPCClient } from "@/components/trpc";
 import { replaceSearch } from "@/components/urlState";
@@ -47,7 +47,16 @@ function useJournalView(): [JournalView, (v: JournalView) => void] {
   return [view, set];
 }
 
+/** The view is in the URL (useSearchParams): a Suspense boundary keeps a prerendered page valid. */
 export function JournalTail({ host, name }: { host: string; name: string }) {
+  return (
+    <Suspense fallback={<p className="text-sm text-zinc-500 dark:text-zinc-400">Loading journal…</p>}>
+      <JournalTailView host={host} name={name} />
+    </Suspense>
+  );
+}
+
+function JournalTailView({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const [view, setViewInUrl] = useJournalView();

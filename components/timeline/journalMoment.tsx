@@ -6,6 +6,7 @@
  */
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
+import { Suspense } from "react";
 import type { GpuFault } from "@/server/contract/faults";
 import { momentParams } from "@/components/journal/journalView";
 import type { LaneBox } from "./layout";
@@ -49,6 +50,14 @@ export function tipMoment(
 }
 
 export function JournalMomentLink({ moment }: { moment: JournalMoment }) {
+  return (
+    <Suspense fallback={null}>
+      <MomentLink moment={moment} />
+    </Suspense>
+  );
+}
+
+function MomentLink({ moment }: { moment: JournalMoment }) {
   const pathname = usePathname();
   const params = useSearchParams();
   const next = momentParams(new URLSearchParams(params.toString()), moment.atMs, moment.kernelPci);
