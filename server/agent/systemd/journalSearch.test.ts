@@ -45,7 +45,7 @@ describe("journalSearchArgs", () => {
       "--quiet",
       "--lines=300",
       "--after-cursor=s=ab;i=1f",
-      "--since=@1796000000",
+      // no --since with --after-cursor (journalctl refuses both): the range is applied to what it reads
       "--until=@1796000061",
       "--priority=3",
       "--grep=out of memory; rm -rf /",
@@ -53,6 +53,10 @@ describe("journalSearchArgs", () => {
       "--boot=-1",
       "--unit=vllm-a.service",
     ]);
+  });
+
+  it("since without a cursor goes to journalctl, in whole seconds", () => {
+    expect(journalSearchArgs({ unit: "u.service", since: 1_796_000_000_999 })).toContain("--since=@1796000000");
   });
 
   it("priority as a number, a boot id, no limit: every line of the range; grep applied here when journalctl has no PCRE2", () => {

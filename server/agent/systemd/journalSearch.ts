@@ -75,7 +75,8 @@ export function journalSearchArgs(q: JournalSearchQuery & JournalSource, opts: {
   if (q.directory) args.push(`--directory=${q.directory}`);
   if (q.limit !== undefined) args.push(`--lines=${Math.max(1, Math.floor(q.limit))}`);
   if (q.cursor) args.push(`--after-cursor=${q.cursor}`);
-  args.push(...filterArgs(q, { grepHere: opts.grepHere === true }));
+  // journalctl takes only one of --since= and --after-cursor=: with a cursor, `since` is applied here (inRange)
+  args.push(...filterArgs(q.cursor ? { ...q, since: undefined } : q, { grepHere: opts.grepHere === true }));
   args.push(`--unit=${q.unit}`);
   return args;
 }
