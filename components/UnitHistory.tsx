@@ -58,6 +58,7 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
       <div ref={box} aria-hidden className="h-0 w-full" />
       {error && <p className="text-sm text-red-700">History unavailable: {error}</p>}
       <StateTimeline
+        journalLinks
         transitions={transitions}
         markers={markers}
         range={range}

@@ -17,6 +17,7 @@ import { gpuWaitPreview } from "@/components/operations/gpuWaitPreview";
 import { useLatestUnitOperation } from "@/components/operations/useOperation";
 import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
+import { UnitFileSection } from "@/components/unit/UnitFileSection";
 import { UnitHeading } from "@/components/unit/UnitHeading";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
@@ -105,6 +106,8 @@ export function UnitView({ host, name }: { host: string; name: string }) {
           <UnitFacts detail={detail} gpuText={gpu.indexes.length ? `GPU ${gpuList(gpu.indexes)} · ${formatMiB(gpu.usedMiB)}` : "none"} />
         </WhenVisible>
       )}
+
+      <UnitFileSection host={host} name={name} />
 
       <WhenVisible name="journal" minHeight={240} label="Journal">
         <JournalTail host={host} name={name} />

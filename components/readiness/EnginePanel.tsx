@@ -51,6 +51,7 @@ export function EnginePanel({ readiness: r, metrics }: { readiness: Readiness | 
           </Row>
         )}
         {r.reason && <Row name="Reason">{r.reason}</Row>}
+        {r.warning && <Row name="Warning">{r.warning}</Row>}
         <Row name="Models">
           {r.models.length > 0 ? (
             r.models.map((m) => modelWithVram(m, r.vramMiB)).join(", ")

@@ -15,6 +15,11 @@ describe("readinessText", () => {
   it("serving: with the models it serves", () => {
     expect(readinessText(readiness("serving", { models: ["/models/kimi-k2.5"] }), NOW)!.text).toBe("serving /models/kimi-k2.5");
     expect(readinessText(readiness("serving"), NOW)).toEqual({ state: "serving", tone: "ok", text: "serving" });
+    expect(readinessText(readiness("serving", { warning: "Ollama found no GPU and runs models on the CPU" }), NOW)).toEqual({
+      state: "serving",
+      tone: "warn",
+      text: "serving · warning: Ollama found no GPU and runs models on the CPU",
+    });
   });
 
   it("not serving and failed: in the probe's or the engine's words", () => {

@@ -44,7 +44,12 @@ export function readinessText(r: Readiness | undefined, nowMs: number): Readines
       return { state: r.state, tone: "busy", text: `${stage}${progress ? ` ${progress}` : ""} · ${since}` };
     }
     case "serving":
-      return { state: r.state, tone: "ok", text: r.models.length > 0 ? `serving ${modelsText(r.models)}` : "serving" };
+      // a warning (Ollama on the CPU) is shown beside serving, never instead of it
+      return {
+        state: r.state,
+        tone: r.warning ? "warn" : "ok",
+        text: `${r.models.length > 0 ? `serving ${modelsText(r.models)}` : "serving"}${r.warning ? ` · warning: ${truncate(r.warning, 120)}` : ""}`,
+      };
     case "not-serving":
       return { state: r.state, tone: "warn", text: `not serving${reason ? `: ${reason}` : ""} · ${since}` };
     case "failed":

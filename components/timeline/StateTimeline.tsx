@@ -59,12 +59,15 @@ import { useTimelineLayout } from "./useTimelineLayout";
 import { useTimelineTooltip } from "./useTimelineTooltip";
 import { useTimelineView } from "./useTimelineView";
 import { useWheelZoom } from "./useWheelZoom";
+import { JournalMomentLink, tipMoment } from "./journalMoment";
 import type { TimeRange } from "./view";
 
 export type { TimeRange } from "./view";
 export type { ActionMarker } from "./markers";
 
 export interface StateTimelineProps {
+  /** a pinned tooltip links to the unit's journal at that moment (the unit page: ./journalMoment.tsx) */
+  journalLinks?: boolean;
   transitions: readonly UnitTransition[];
   markers?: readonly ActionMarker[];
   range: TimeRange;
@@ -108,7 +111,7 @@ const NO_FAULTS: readonly GpuFault[] = [];
 export function StateTimeline(props: StateTimelineProps) {
   const { transitions, markers = NO_MARKERS, range, onRangeChange, nowMs, onWindowChange, unitName, current, unobserved = NO_GAPS } = props;
   const { gutter = TIME_GUTTER, hoverMs = null, onHoverMs, timeZone, initialWidth, className } = props;
-  const { readiness = NO_READINESS, currentReadiness, operations = NO_OPERATIONS, faults = NO_FAULTS } = props;
+  const { readiness = NO_READINESS, currentReadiness, operations = NO_OPERATIONS, faults = NO_FAULTS, journalLinks = false } = props;
   const extras = useMemo(() => ({ readiness, currentReadiness, operations, faults }), [readiness, currentReadiness, operations, faults]);
   const frame = timelineFrame(readiness.length > 0 || (currentReadiness != null && (currentReadiness.state !== "unknown" || currentReadiness.engine != null)));
   const height = frame.height;
@@ -159,6 +162,7 @@ export function StateTimeline(props: StateTimelineProps) {
   const styles = useMemo(() => legendStyles(drawn.segments), [drawn.segments]);
   const readinessStyles = useMemo(() => legendReadinessStyles(drawn.readinessSegments), [drawn.readinessSegments]);
   const tipBox = tip && measured ? { pinned: tip.pinned, ...tipDetails(tip, drawn, nowMs, timeZone) } : null;
+  const moment = tip?.pinned && measured && journalLinks ? tipMoment(tip, drawn) : null;
 
   return (
     <section className={`flex flex-col gap-2 ${className ?? ""}`} aria-labelledby={titleId}>
@@ -271,6 +275,7 @@ export function StateTimeline(props: StateTimelineProps) {
             }}
           >
             {tipBox.content}
+            {moment && <JournalMomentLink moment={moment} />}
           </TimelineTooltip>
         )}
       </div>

@@ -14,6 +14,8 @@ import type {
   UnitSummary,
   UnitTransition,
 } from "../contract/types";
+import type { UnitFile } from "../contract/journalSearch";
+import type { JournalRead, JournalSearchQuery, SearchOptions } from "./systemd/journalSearch";
 
 export type SystemdEvent =
   | { type: "transition"; transition: UnitTransition }
@@ -59,6 +61,14 @@ export interface SystemdAdapter {
    * comes from probes alone.
    */
   followUnitsJournal?(names: string[], signal: AbortSignal, opts?: { afterCursor?: string }): AsyncIterable<JournalEntry>;
+  /**
+   * Journal search (units.journal with filters, its histogram, downloads): lines of the unit (and
+   * the kernel's NVIDIA lines for `kernelPci`) within the filters, bounded by `opts.bounds` in
+   * lines, bytes and time. Optional: without it units.journal only reads the last lines.
+   */
+  searchJournal?(q: JournalSearchQuery, opts: SearchOptions): Promise<JournalRead>;
+  /** units.file: the fragment, drop-ins and NeedDaemonReload, unmasked (the agent's output is redacted); null for an unknown unit. Optional. */
+  readUnitFile?(name: string): Promise<UnitFile | null>;
   /** Values of `keys` in the unit's Environment= (nothing else is read). Optional. */
   readEnvironment?(name: string, keys: readonly string[]): Promise<Record<string, string>>;
 }

@@ -4,6 +4,7 @@
  * journal lines, recent jobs) and ask the engine (server/diagnosis, pure).
  */
 import type { Diagnosis } from "../contract/diagnosis";
+import type { UnitDetail } from "../contract/types";
 import { readDependencyStates } from "../diagnosis/dependencies";
 import { diagnose } from "../diagnosis/diagnose";
 import type { DiagnosisFacts } from "../diagnosis/types";
@@ -35,11 +36,22 @@ export async function diagnoseUnit(hub: Hub, name: string, unitGlobs: string[]):
     readiness: readinessOf(hub)?.readiness(name) ?? null,
     recentActions: hub.recentActions(500).filter((a) => a.unit === name),
   };
-  const diagnosis = diagnose(facts);
+  const diagnosis = withUnitFileFact(diagnose(facts), unit);
   // Only "dependency-failed" uses the required units' state: read it (bus calls, read-only,
   // also for units outside the allow-list) only then, and let the engine name the failed one.
   // "stopped": a required unit that is not installed would make a start fail (start-refused).
   if ((diagnosis.code !== "dependency-failed" && diagnosis.code !== "stopped") || !unit) return diagnosis;
   const dependencies = await readDependencyStates(unit, hub.host.systemd, unitGlobs);
-  return dependencies ? diagnose({ ...facts, dependencies }) : diagnosis;
+  return dependencies ? withUnitFileFact(diagnose({ ...facts, dependencies }), unit) : diagnosis;
+}
+
+/** NeedDaemonReload: whatever the case, the file on disk is not what systemd runs (units.file shows both). */
+export function withUnitFileFact(d: Diagnosis, unit: UnitDetail | null): Diagnosis {
+  if (!unit?.needDaemonReload) return d;
+  const fact = {
+    label: "Unit file",
+    value: `the file on disk differs from what systemd runs (NeedDaemonReload): ${unit.fragmentPath || "the unit"} or a drop-in changed since systemd loaded it; \`systemctl daemon-reload\` makes systemd read it`,
+    source: "systemd" as const,
+  };
+  return { ...d, evidence: [fact, ...d.evidence] };
 }

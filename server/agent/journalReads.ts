@@ -54,6 +54,11 @@ export function limitJournalReads(host: HostAdapter, reads = new JournalReads())
   const systemd = host.systemd;
   const journal = systemd.journal.bind(systemd);
   systemd.journal = (name, lines) => reads.run(() => journal(name, lines));
+  // searches, histograms and downloads (units.journal with filters) take a slot too
+  const search = systemd.searchJournal?.bind(systemd);
+  if (search) systemd.searchJournal = (q, opts) => reads.run(() => search(q, opts));
+  const unitFile = systemd.readUnitFile?.bind(systemd);
+  if (unitFile) systemd.readUnitFile = (name) => reads.run(() => unitFile(name));
   return reads;
 }
 

@@ -63,6 +63,8 @@ export interface Readiness {
   timings?: EngineTiming[];
   /** MiB of GPU memory per loaded model, where the engine reports it (Ollama /api/ps size_vram) */
   vramMiB?: Record<string, number>;
+  /** a warning the engine logged that is not a failure (Ollama found no GPU and runs on the CPU); absent when none */
+  warning?: string | null;
 }
 
 /** A change of a unit's readiness state or stage, for the timeline's readiness lane. */

@@ -77,8 +77,12 @@ function masked(value: string): string {
   return (q === "'" || q === '"') && value.length > 1 && value.endsWith(q) ? `${q}${REDACTED}${q}` : REDACTED;
 }
 
-/** Secrets inside one string: a shell script, a log line, one argv element. */
+/** Secrets inside one string: a shell script, a log line, one argv element, a unit file. */
 export function redactText(text: string): string {
+  return redactAt(text, 0);
+}
+
+function redactAt(text: string, depth: number): string {
   if (text.length === 0) return text;
   return text
     .replace(URL_USERINFO, (_m, scheme: string, user: string, pass: string | undefined) =>
@@ -90,7 +94,27 @@ export function redactText(text: string): string {
     .replace(FLAG_SPACE, (m, pre: string, flag: string, gap: string, value: string) =>
       isSecretName(flag) && !value.startsWith("--") && value !== REDACTED ? `${pre}${flag}${gap}${masked(value)}` : m,
     )
-    .replace(ENV, (m, pre: string, name: string, value: string) => (isSecretName(name) ? `${pre}${name}=${masked(value)}` : m));
+    .replace(ENV, (m, pre: string, name: string, value: string) =>
+      isSecretName(name) ? `${pre}${name}=${masked(value)}` : `${pre}${name}=${assignments(value, depth)}`,
+    );
+}
+
+/**
+ * The value of a harmless name may itself hold assignments, as unit files write them:
+ * `Environment=HF_TOKEN=hf_…`, `Environment="A=1" "HF_TOKEN=…"`, `Environment="HF_TOKEN=…"`.
+ * Its inside is redacted again (a few levels deep: `a=b=c=…` stays linear).
+ */
+function assignments(value: string, depth: number): string {
+  if (depth >= 3 || !value.includes("=")) return value;
+  const q = value[0];
+  if ((q === '"' || q === "'") && value.length > 1 && value.endsWith(q)) {
+    const inner = value.slice(1, -1);
+    // one quoted assignment: its whole value is the secret, spaces and all
+    const one = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(inner);
+    if (one && isSecretName(one[1]!)) return `${q}${one[1]}=${REDACTED}${q}`;
+    return `${q}${redactAt(inner, depth + 1)}${q}`;
+  }
+  return redactAt(value, depth + 1);
 }
 
 /** An argv: `--api-key` then its value as the next element, and every element's own text. */

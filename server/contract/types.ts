@@ -78,6 +78,8 @@ export interface ExecRun extends ExecCommand {
 /** Everything the unit page shows about one unit. */
 export interface UnitDetail extends UnitSummary {
   fragmentPath: string;
+  /** NeedDaemonReload: the unit file changed on disk since systemd loaded it; absent from older agents */
+  needDaemonReload?: boolean;
   controlGroup: string;
   execMainCode: number; // CLD_* : 1 exited, 2 killed, 3 dumped
   execMainStatus: number; // exit status or signal number

@@ -129,8 +129,10 @@ describe("readiness on the simulated host", () => {
 
   it("the crash-looping unit fails in the engine's own words", async () => {
     s = await setup(null, 10);
-    await vi.waitFor(() => expect(s!.readinessEvents(QWEN).some((r) => r.state === "failed")).toBe(true), { timeout: 10_000 });
-    const failed = s.readinessEvents(QWEN).find((r) => r.state === "failed")!;
+    // the unit's end comes over D-Bus before journald has the error: "exited … without an error" first, then the engine's words
+    const inWords = (r: { state: string; reason: string | null }) => r.state === "failed" && /^CUDA out of memory/.test(r.reason ?? "");
+    await vi.waitFor(() => expect(s!.readinessEvents(QWEN).some(inWords)).toBe(true), { timeout: 10_000 });
+    const failed = s.readinessEvents(QWEN).find(inWords)!;
     expect(failed).toMatchObject({
       stage: "allocating KV cache",
       reason: expect.stringMatching(/^CUDA out of memory while allocating the KV cache on GPU \d+$/),

@@ -9,6 +9,7 @@ import type { EngineKind, Readiness, ReadinessProbe } from "../../contract/readi
 import { unknownReadiness } from "../../contract/readiness";
 import type { JournalEntry } from "../../contract/types";
 import { recognise, type Recognised } from "./patterns/index";
+import { diedWords, systemdExitOf } from "./exitLine";
 
 /** Failed probes in a row before a serving engine counts as not serving (one slow answer is noise). */
 export const NOT_SERVING_AFTER_FAILURES = 2;
@@ -53,6 +54,12 @@ export class ReadinessTracker {
   private probeProblem: string | null = null;
   /** the stage the last run ended in (a failure read after the end happened in it) */
   private stageAtEnd: string | null = null;
+  /** what a later generic failure (or a silent exit) was about: Ray waiting for GPUs (patterns/ray.ts) */
+  private cause: string | null = null;
+  /** the run ended failed while loading with no error line: systemd's exit line refines the reason */
+  private diedSilently = false;
+  /** systemd's words for how the main process ended, when its line came before the end */
+  private exitWords: string | null = null;
 
   constructor(
     private engine: EngineKind | null,
@@ -87,6 +94,9 @@ export class ReadinessTracker {
     this.runStartUsec = atMs * 1000;
     this.stageAtEnd = null;
     this.failure = null;
+    this.cause = null;
+    this.diedSilently = false;
+    this.exitWords = null;
     this.failedProbes = 0;
     this.tracebackLeft = 0;
     const base = unknownReadiness(atMs, this.engine);
@@ -100,19 +110,30 @@ export class ReadinessTracker {
    * restart) until it is inactive; an inactive unit is `unknown`.
    */
   end(atMs: number, activeState: string): void {
+    const diedLoading = this.running && this.r.state === "loading" && (activeState === "failed" || activeState === "activating");
     if (this.running) {
       this.runEndUsec = atMs * 1000;
       this.stageAtEnd = this.r.stage;
     }
     this.running = false;
     this.endedAs = activeState;
+    if (diedLoading && !this.failure) {
+      // died while loading, no error line (yet): failed in its stage, with the exit when known
+      this.diedSilently = true;
+      this.r = { ...this.r, state: "failed", reason: diedWords(this.stageAtEnd, this.exitWords, this.cause), sinceMs: atMs };
+      return;
+    }
     if (activeState !== "inactive" && this.r.state === "failed") return;
     if (this.r.state !== "unknown" || this.r.probe !== null || this.r.models.length > 0) this.r = unknownReadiness(atMs, this.engine);
   }
 
   /** A journal entry of the unit. Returns true when the engine said it is ready (probe now). */
   line(entry: JournalEntry): boolean {
-    if (!this.engine || entry.pid === 1) return false;
+    if (!this.engine) return false;
+    if (entry.pid === 1) {
+      this.systemdLine(entry);
+      return false;
+    }
     const inRun = entry.atUsec >= this.runStartUsec && (this.running || entry.atUsec <= this.runEndUsec);
     if (!inRun) return false;
     let ready = false;
@@ -156,8 +177,19 @@ export class ReadinessTracker {
     }
   }
 
+  /** systemd's line on how the main process ended (PID 1): the exit code or signal of a silent death. */
+  private systemdLine(entry: JournalEntry): void {
+    const exit = systemdExitOf(entry.message);
+    // journald may stamp it a little after the state change D-Bus reported
+    if (!exit || entry.atUsec < this.runStartUsec || (!this.running && entry.atUsec > this.runEndUsec + 10_000_000)) return;
+    this.exitWords = exit;
+    if (this.diedSilently && this.r.state === "failed") this.r = { ...this.r, reason: diedWords(this.stageAtEnd, exit, this.cause) };
+  }
+
   private apply(item: Recognised, atMs: number): boolean {
     const m = item.meaning;
+    if (m.cause) this.cause = m.cause;
+    if (m.warning) this.r.warning = m.warning;
     if (m.traceback) this.tracebackLeft = TRACEBACK_RECORDS;
     else if (this.tracebackLeft > 0) this.tracebackLeft--;
     if (m.failure) {
@@ -192,9 +224,17 @@ export class ReadinessTracker {
     // an exception line only counts as the end of a traceback
     if (item.id === "exception" && this.tracebackLeft <= 0) return;
     if (item.id === "exception") this.tracebackLeft = 0;
-    const specific = !m.generic;
-    if (this.failure && !this.failure.generic && !specific) return; // "Engine core initialization failed" after the OOM that caused it
+    // "Engine core initialization failed. See root cause above.": the cause is what came before
+    if (m.wrapper && this.failure) return;
+    let specific = !m.generic;
     let reason = m.failure;
+    // a generic end (the shutdown's CancelledError) of a run that waited for something named: that is the failure
+    if (!specific && this.cause && !(this.failure && !this.failure.generic)) {
+      reason = this.cause;
+      specific = true;
+    }
+    if (this.failure && !this.failure.generic && !specific) return; // "Engine core initialization failed" after the OOM that caused it
+    this.diedSilently = false;
     const stage = this.running ? this.r.stage : this.stageAtEnd;
     if (m.context) {
       const during = stage ? CONTEXT[stage] : undefined;

@@ -8,6 +8,8 @@ import { TRPCError } from "@trpc/server";
 import { unitInput } from "../../contract/schemas";
 import { router, unredactedProcedure } from "../../trpc";
 import { allowedUnit, type AgentServices } from "./services";
+import { unitFileInput } from "../../contract/journalSearch";
+import { readUnitFile } from "./journalProcedures";
 
 export function createRevealRouter(services: AgentServices) {
   return router({
@@ -25,6 +27,11 @@ export function createRevealRouter(services: AgentServices) {
         mainProcess: d.mainProcess,
         processes: d.processes,
       };
+    }),
+    /** units.file unmasked: the unit file, drop-ins and effective lines with their secrets (EnvironmentFile= contents are never read). */
+    unitFile: unredactedProcedure.input(unitFileInput).query(async ({ input, ctx }) => {
+      if (ctx.actor.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Only admins can reveal unit files." });
+      return { ...(await readUnitFile(services, allowedUnit(services, input.name))), revealed: true };
     }),
   });
 }

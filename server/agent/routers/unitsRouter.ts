@@ -4,7 +4,7 @@
  * job. Every action, refused ones included, is recorded with who asked and why.
  */
 import { tracked, TRPCError } from "@trpc/server";
-import { engineHistoryInput, followJournalInput, journalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
+import { engineHistoryInput, followJournalInput, timelineInput, unitActionInput, unitInput } from "../../contract/schemas";
 import type { UnitAction } from "../../contract/types";
 import { linkSignals } from "../../streams/signals";
 import { authedProcedure, router } from "../../trpc";
@@ -18,6 +18,7 @@ import { stopLoop } from "../crashLoop/stopLoop";
 import { beginGpuAwareAction, gpuAwareRequested } from "./gpuAwareAction";
 import { gpuHistoryReply } from "../gpuHistoryReply";
 import { allowedUnit, shuttingDown, type AgentServices } from "./services";
+import { journalProcedures } from "./journalProcedures";
 
 export function createUnitsRouter(services: AgentServices) {
   const { hub, unitGlobs } = services;
@@ -125,7 +126,8 @@ export function createUnitsRouter(services: AgentServices) {
         throw new TRPCError({ code: "BAD_REQUEST", message: (err as Error).message });
       }
     }),
-    journal: authedProcedure.input(journalInput).query(({ input }) => hub.host.systemd.journal(allowed(input.name), input.lines)),
+    // units.journal (filters), units.journalHistogram, units.downloadJournal, units.file
+    ...journalProcedures(services),
     followJournal: authedProcedure.input(followJournalInput).subscription(async function* ({ input, signal }) {
       const name = allowed(input.name);
       const linked = linkSignals(signal, services.shutdown);

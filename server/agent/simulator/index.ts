@@ -2,7 +2,7 @@
  * The simulated host: systemd, nvidia-smi and /proc behind the same HostAdapter interface as
  * the real ones. Used by `npm run demo` and by tests that need a host without root.
  */
-import type { BackendStatus, GpuRawSample } from "../../contract/types";
+import type { BackendStatus, GpuRawSample, JournalEntry } from "../../contract/types";
 import type { GpuAdapter, HostAdapter, KernelLogAdapter, KernelMessage, ProcAdapter } from "../adapter";
 import { SimEngineHttp } from "./simEngine";
 import { SimSystemd, type SimTiming } from "./systemd";
@@ -51,18 +51,25 @@ export function createSimulatedHost(opts: SimulatedHostOptions): HostAdapter & {
     (name) => systemd.simUnit(name),
     (pid) => world.isAlive(pid),
   );
-  return { kind: "simulator", systemd, gpu, procs, world, kernelLog: new SimKernelLog(), engines };
+  const kernelLog = new SimKernelLog();
+  systemd.kernelLines = () => kernelLog.recent;
+  return { kind: "simulator", systemd, gpu, procs, world, kernelLog, engines };
 }
 
 /** The simulated kernel log: quiet unless a test (or a demo) injects a message. */
 export class SimKernelLog implements KernelLogAdapter {
   private onMessage: ((m: KernelMessage) => void) | null = null;
+  private seq = 0;
+  /** the last 500 messages, as journal lines (journal searches with kernelPci read them) */
+  readonly recent: JournalEntry[] = [];
 
   start(onMessage: (m: KernelMessage) => void): void {
     this.onMessage = onMessage;
   }
 
   inject(message: string, atMs = Date.now()): void {
+    this.recent.push({ cursor: `s=4e7;i=${(++this.seq).toString(16)}`, atUsec: atMs * 1000, unit: "kernel", priority: 3, pid: null, message });
+    if (this.recent.length > 500) this.recent.shift();
     this.onMessage?.({ atMs, message });
   }
 

@@ -32,6 +32,11 @@ export class SimJournal {
     this.bus.emit("line", entry);
   }
 
+  /** Every line kept, oldest first (searches filter it: ./simJournalSearch.ts). */
+  all(): readonly JournalEntry[] {
+    return this.lines;
+  }
+
   /** The unit's last `lines` lines. */
   read(unit: string, lines: number): JournalEntry[] {
     const mine = this.lines.filter((l) => l.unit === unit);

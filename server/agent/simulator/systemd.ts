@@ -10,6 +10,9 @@ import type { BackendStatus, JournalEntry, UnitAction, UnitDetail, UnitStateRead
 import type { SystemdAdapter, SystemdEvent } from "../adapter";
 import { unitNameProblem } from "../../contract/unitNames";
 import { SimJournal } from "./simJournal";
+import { searchSimJournal, simUnitFile } from "./simJournalSearch";
+import type { UnitFile } from "../../contract/journalSearch";
+import type { JournalRead, JournalSearchQuery, SearchOptions } from "../systemd/journalSearch";
 import { SimUnit, type SimTiming } from "./simUnit";
 import { simUnitDetail } from "./simUnitDetail";
 import { SimUnitMachine } from "./unitMachine";
@@ -63,7 +66,7 @@ export class SimSystemd implements SystemdAdapter {
   async get(name: string): Promise<UnitDetail | null> {
     const u = this.units.get(name);
     if (!u || !this.ops.visible(name)) return null;
-    return simUnitDetail(u, this.world);
+    return { ...simUnitDetail(u, this.world), needDaemonReload: this.staleFiles.has(name) };
   }
 
   /** Read-only state of any simulated unit, visible or not; others are unknown to this "systemd". */
@@ -100,6 +103,20 @@ export class SimSystemd implements SystemdAdapter {
 
   async journal(name: string, lines: number): Promise<JournalEntry[]> {
     return this.unitJournal.read(name, lines);
+  }
+
+  /** the simulated kernel log's recent lines (./index.ts connects it), for searches with kernelPci */
+  kernelLines: () => readonly JournalEntry[] = () => [];
+  /** units whose "file on disk" a test or the demo changed: NeedDaemonReload */
+  readonly staleFiles = new Set<string>();
+
+  async searchJournal(q: JournalSearchQuery, opts: SearchOptions): Promise<JournalRead> {
+    return searchSimJournal(this.unitJournal.all(), this.kernelLines(), q, opts);
+  }
+
+  async readUnitFile(name: string): Promise<UnitFile | null> {
+    const u = this.ops.visible(name) ? this.units.get(name) : undefined;
+    return u ? simUnitFile(u.spec, this.staleFiles.has(name)) : null;
   }
 
   followJournal(name: string, signal: AbortSignal, opts: { afterCursor?: string } = {}): AsyncIterable<JournalEntry> {

@@ -25,6 +25,9 @@ import { environmentValues, jsonSafe, str, type PlainProps } from "./dbusValues"
 import { readDependencyStates } from "./dependencyStates";
 import { JobTracker } from "./jobTracker";
 import { followJournal, JOURNAL_MAX_LINES, readJournal, type JournalSource } from "./journal";
+import { searchUnitJournal, type JournalRead, type JournalSearchQuery, type SearchOptions } from "./journalSearch";
+import { unitFileFromProps } from "./unitFile";
+import type { UnitFile } from "../../contract/journalSearch";
 import { handleSystemdSignal } from "./signals";
 import { SystemdCalls } from "./systemdCalls";
 import { assertManageableUnit, isUnitInstance } from "./unitGuard";
@@ -144,6 +147,22 @@ export class DbusSystemdAdapter implements SystemdAdapter {
   async journal(name: string, lines: number): Promise<JournalEntry[]> {
     assertManageableUnit(name, this.globs);
     return readJournal({ ...this.journalSource, unit: name, lines });
+  }
+
+  /** units.journal with filters, the histogram and downloads (./journalSearch.ts: bounded by `opts.bounds`). */
+  async searchJournal(q: JournalSearchQuery, opts: SearchOptions): Promise<JournalRead> {
+    assertManageableUnit(q.unit, this.globs);
+    return searchUnitJournal(this.journalSource, q, opts);
+  }
+
+  /** units.file: FragmentPath, DropInPaths, NeedDaemonReload and the files on disk (./unitFile.ts). */
+  async readUnitFile(name: string): Promise<UnitFile | null> {
+    assertManageableUnit(name, this.globs);
+    const conn = this.link.conn;
+    if (!conn || !this.link.systemdOwner) throw new Error(`systemd is unreachable: ${this.link.status().message}`);
+    const path = await this.pathWithoutCreating(conn, name);
+    if (path === null) return null;
+    return unitFileFromProps(await this.calls.getAll(conn, path));
   }
 
   /** Live journal; `opts.afterCursor` continues exactly after a backlog read with journal(). */

@@ -82,6 +82,7 @@ export function detailFromProps(name: string, p: PlainProps, jobType: (id: numbe
   return {
     ...summaryFromProps(name, p, jobType),
     fragmentPath: str(p.FragmentPath),
+    needDaemonReload: p.NeedDaemonReload === true,
     controlGroup: str(p.ControlGroup),
     execMainCode: num(p.ExecMainCode),
     execMainStatus: num(p.ExecMainStatus),

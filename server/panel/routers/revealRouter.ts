@@ -8,6 +8,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import { hostUnitInput } from "../../contract/schemas";
+import { hostUnitFileInput } from "../../contract/journalSearch";
 import { router } from "../../trpc";
 import { asActor, audited, callHost, notSignedIn } from "../trpc";
 
@@ -34,6 +35,33 @@ export const revealRouter = router({
         reason: null,
         outcome: "ok",
         detail: "revealed its command lines unmasked (ExecStart, ExecStartPre, ExecStopPost, process argv)",
+      });
+      ctx.audit.recorded = true;
+      return { host: input.host, ...revealed };
+    }),
+  /** The unit file and its drop-ins unmasked (units.file masks them); EnvironmentFile= contents are never read. */
+  unitFile: audited((raw) => ({
+    action: "unitFile.reveal",
+    unit: typeof raw.name === "string" ? raw.name : null,
+    host: typeof raw.host === "string" ? raw.host.slice(0, 100) : null,
+  }))
+    .input(hostUnitFileInput)
+    .mutation(async ({ input, ctx }) => {
+      const { actor, panelRequest: req, services } = ctx;
+      if (!actor) throw notSignedIn(req);
+      const decision = services.auth.can(actor, "secrets.reveal");
+      if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+      const revealed = await callHost(services, input.host, (agent) => agent.reveal.unitFile.query({ name: input.name }, asActor(actor)));
+      await services.auth.audit.recordAudit({
+        user: actor.user,
+        role: actor.role,
+        sourceAddr: req.sourceAddr,
+        host: input.host,
+        unit: input.name,
+        action: "unitFile.reveal",
+        reason: null,
+        outcome: "ok",
+        detail: "revealed its unit file, drop-ins and Environment= unmasked",
       });
       ctx.audit.recorded = true;
       return { host: input.host, ...revealed };

@@ -6,20 +6,14 @@
 import { tracked, TRPCError } from "@trpc/server";
 import { can, unitPermissions } from "../../auth/authorize";
 import { UNIT_ACTION_PROCEDURES } from "../../contract/procedures";
-import {
-  hostEngineHistoryInput,
-  hostFollowJournalInput,
-  hostJournalInput,
-  hostTimelineInput,
-  hostUnitInput,
-  panelUnitActionInput,
-} from "../../contract/schemas";
+import { hostEngineHistoryInput, hostFollowJournalInput, hostTimelineInput, hostUnitInput, panelUnitActionInput } from "../../contract/schemas";
 import type { JournalEntry, UnitAction } from "../../contract/types";
 import { router } from "../../trpc";
 import { toPanelError } from "../agentErrors";
 import { agentStream } from "../agentStream";
 import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 import { crashLoopProcedures } from "./gpuCareProcedures";
+import { journalPanelProcedures } from "./journalProcedures";
 import { viewDiagnosis, viewHostSummary, viewRightsOf, viewUnit } from "../roleViews";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
@@ -132,9 +126,8 @@ export const unitsRouter = router({
   engineHistory: expensiveQueryProcedure
     .input(hostEngineHistoryInput)
     .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.engineHistory.query(input, asActor(ctx.actor)))),
-  journal: journalReader
-    .input(hostJournalInput)
-    .query(({ input: { host, ...input }, ctx }) => callHost(ctx.services, host, (agent) => agent.units.journal.query(input, asActor(ctx.actor)))),
+  // units.journal (filters), units.journalHistogram, units.downloadJournal, units.file
+  ...journalPanelProcedures,
   followJournal: journalReader.input(hostFollowJournalInput).subscription(async function* ({ input: { host, ...input }, ctx, signal }) {
     const link = hostLink(ctx.services, host);
     // re-checked when the caller's account changes: an operator made viewer loses the stream

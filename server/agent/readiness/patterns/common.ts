@@ -7,6 +7,9 @@ import { progressOf, type LinePattern } from "./types";
 
 export const SHARDS = "loading weights";
 
+/** vLLM's logger header before a traceback's lines ("ERROR 08-05 02:30:21 [core.py:718] "), optional. */
+export const LOG_HEADER = "(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)? \\[[^\\]]+\\]\\s+)?";
+
 export const COMMON_PATTERNS: LinePattern[] = [
   {
     id: "checkpoint-shards",
@@ -34,7 +37,8 @@ export const COMMON_PATTERNS: LinePattern[] = [
   },
   {
     id: "traceback",
-    re: /^Traceback \(most recent call last\):/,
+    // bare (stderr) or through vLLM's logger: "ERROR 08-05 02:30:21 [core.py:718] Traceback (most recent call last):"
+    re: new RegExp(`^${LOG_HEADER}Traceback \\(most recent call last\\):`),
     meaning: () => ({ traceback: true }),
   },
 ];
@@ -44,4 +48,4 @@ export const COMMON_PATTERNS: LinePattern[] = [
  * root cause above."). Only counts right after a traceback (see the tracker): on its own such a
  * line can be harmless.
  */
-export const EXCEPTION_LINE = /^(?:[A-Za-z_][\w]*\.)*([A-Z]\w*(?:Error|Exception))(?::\s*(.{0,240}))?$/;
+export const EXCEPTION_LINE = new RegExp(`^${LOG_HEADER}(?:[A-Za-z_][\\w]*\\.)*([A-Z]\\w*(?:Error|Exception))(?::\\s*(.{0,240}))?$`);

@@ -13,7 +13,7 @@ describe("Ollama log lines", () => {
     expectOnly("ollama", log("INFO", "routes.go:1235", '"Listening on [::]:11434 (version 0.5.7)"'), "ollama-listening");
   });
 
-  it("a GPU found is fine; library=cpu and no compatible GPUs are a sticky failure", () => {
+  it("a GPU found is fine; library=cpu and no compatible GPUs are a warning, not a failure", () => {
     expectNothing(
       "ollama",
       log(
@@ -28,8 +28,8 @@ describe("Ollama log lines", () => {
       log("INFO", "types.go:130", '"inference compute"', 'id=0 library=cpu variant="" compute="" driver=0.0 name="" total="62.5 GiB" available="58.0 GiB"'),
       "ollama-cpu",
     );
-    expect(cpu.meaning).toMatchObject({ sticky: true, failure: "Ollama found no GPU and runs models on the CPU (inference compute library=cpu)" });
-    expect(expectOnly("ollama", log("INFO", "gpu.go:377", '"no compatible GPUs were discovered"'), "ollama-no-gpu").meaning.sticky).toBe(true);
+    expect(cpu.meaning).toEqual({ warning: "Ollama found no GPU and runs models on the CPU (inference compute library=cpu)" });
+    expect(expectOnly("ollama", log("INFO", "gpu.go:377", '"no compatible GPUs were discovered"'), "ollama-no-gpu").meaning.failure).toBeUndefined();
   });
 
   it("a model runner's start and its failure", () => {

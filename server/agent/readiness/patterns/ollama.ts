@@ -2,7 +2,8 @@
  * Ollama (`ollama serve`): it listens at once and loads models on the first request, so its
  * serving is decided by `/api/version`; at start it reports the compute it found, and
  * `library=cpu` (or "no compatible GPUs were discovered") means it found no GPU, e.g. because
- * the driver was not ready at boot (ollama #7669, #10204). Records are logfmt:
+ * the driver was not ready at boot (ollama #7669, #10204): a warning shown while it serves
+ * (slowly, on the CPU), not a failure. Records are logfmt:
  * `time=… level=INFO source=types.go:130 msg="inference compute" id=GPU-… library=cuda …`.
  */
 import { num, type LinePattern } from "./types";
@@ -20,13 +21,13 @@ export const OLLAMA_PATTERNS: LinePattern[] = [
     id: "ollama-cpu",
     // `msg="inference compute" id=0 library=cpu variant="" compute="" driver=0.0 name="" total="62.5 GiB" available="58.0 GiB"`
     re: /msg="inference compute".*\blibrary=cpu\b/,
-    meaning: () => ({ failure: `${NO_GPU} (inference compute library=cpu)`, sticky: true }),
+    meaning: () => ({ warning: `${NO_GPU} (inference compute library=cpu)` }),
   },
   {
     id: "ollama-no-gpu",
     // `msg="no compatible GPUs were discovered"`
     re: /no compatible GPUs were discovered/,
-    meaning: () => ({ failure: `${NO_GPU} (no compatible GPUs were discovered)`, sticky: true }),
+    meaning: () => ({ warning: `${NO_GPU} (no compatible GPUs were discovered)` }),
   },
   {
     id: "ollama-runner-started",

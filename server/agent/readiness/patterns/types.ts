@@ -24,6 +24,18 @@ export interface LineMeaning {
   generic?: true;
   /** a Python traceback begins: its last line (the exception) is the failure */
   traceback?: true;
+  /**
+   * wrapper: a generic line that only reports a failure explained above it ("Engine core
+   * initialization failed. See root cause above."): it never replaces a failure already read.
+   */
+  wrapper?: true;
+  /**
+   * cause: not a failure yet, but what a later generic failure (or an exit with no error line)
+   * was about: Ray waiting for GPUs it cannot place; the shutdown's CancelledError is not the cause.
+   */
+  cause?: string;
+  /** a warning shown beside the state, never a failure while the engine answers (Ollama on the CPU) */
+  warning?: string;
 }
 
 export interface LinePattern {

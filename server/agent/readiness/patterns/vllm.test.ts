@@ -183,6 +183,42 @@ describe("vLLM log lines", () => {
     expect(expectOnly("vllm", "(Worker_TP5 pid=4133) torch.cuda.OutOfMemoryError: CUDA out of memory.", "cuda-oom").gpu).toBe(5);
   });
 
+  it("Ray that cannot place the workers' GPUs, the V1 KV-cache check, the wrapper line", () => {
+    const wait = expectOnly(
+      "vllm",
+      "INFO 11-20 04:00:40 [ray_utils.py:345] Waiting for creating a placement group of specs for 30 seconds. specs=[{'GPU': 1.0, 'node:10.0.0.5': 0.001}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources.",
+      "ray-pg-wait",
+    );
+    expect(wait.meaning).toMatchObject({ stage: "waiting for GPUs (Ray placement group)", cause: expect.stringMatching(/2 GPUs asked.*waited 30 s$/) });
+    expect(
+      expectOnly(
+        "vllm",
+        "ValueError: Cannot provide a placement group of placement_group_specs=[{'GPU': 1.0}] within 1800 seconds. See `ray status`",
+        "ray-pg-timeout",
+      ).meaning.failure,
+    ).toMatch(/1 GPU asked: \[\{'GPU': 1\.0\}\]\).*gave up after 1800 s/);
+    expect(
+      expectOnly(
+        "vllm",
+        "(autoscaler +12s) Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': 1.0}. This is likely due to all cluster resources being claimed by actors.",
+        "ray-unschedulable",
+      ).meaning.cause,
+    ).toMatch(/asking \{'GPU': 1\.0, 'CPU': 1\.0\}/);
+    expectOnly(
+      "vllm",
+      "ValueError: Current node has no GPU available. current_node_resource={'CPU': 64.0}. vLLM engine cannot start without GPU.",
+      "ray-no-gpu",
+    );
+    expect(
+      expectOnly(
+        "vllm",
+        "ValueError: To serve at least one request with the models's max seq len (262144), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.74 GiB). Based on the available memory, the estimated maximum model length is 106368.",
+        "vllm-kv-max-len",
+      ).meaning.failure,
+    ).toMatch(/^the model's max seq len \(262144\) needs 24\.00 GiB of KV cache, more than the 9\.74 GiB left \(at most 106368 tokens/);
+    expect(expectOnly("vllm", "RuntimeError: Engine core initialization failed. See root cause above.", "vllm-engine-init-failed").meaning.wrapper).toBe(true);
+  });
+
   it("harmless lines that look alarming are not failures", () => {
     expectNothing(
       "vllm",

@@ -5,6 +5,7 @@
  * prefix removed); the engine's own "INFO 05-01 03:12:04 [file.py:123]" header stays and is
  * not anchored on, as it varies between versions.
  */
+import { RAY_PATTERNS } from "./ray";
 import { num, progressOf, type LinePattern } from "./types";
 
 export const VLLM_PATTERNS: LinePattern[] = [
@@ -110,6 +111,16 @@ export const VLLM_PATTERNS: LinePattern[] = [
     id: "vllm-engine-init-failed",
     // "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_0': 1}"
     re: /Engine core initialization failed|Engine process failed to start/,
-    meaning: () => ({ failure: "engine core initialization failed", generic: true }),
+    // a wrapper: the cause is the exception above it (the EngineCore's own traceback)
+    meaning: () => ({ failure: "engine core initialization failed", generic: true, wrapper: true }),
   },
+  {
+    id: "vllm-kv-max-len",
+    // V1: "ValueError: To serve at least one request with the models's max seq len (262144), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.74 GiB). Based on the available memory, the estimated maximum model length is 106368. …"
+    re: /max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)(?:\. Based on the available memory, the estimated maximum model length is (\d+))?/,
+    meaning: (m) => ({
+      failure: `the model's max seq len (${m[1]}) needs ${m[2]} GiB of KV cache, more than the ${m[3]} GiB left${m[4] ? ` (at most ${m[4]} tokens fit: lower --max-model-len or raise --gpu-memory-utilization)` : ""}`,
+    }),
+  },
+  ...RAY_PATTERNS,
 ];
