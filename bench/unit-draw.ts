@@ -233,7 +233,7 @@ async function main() {
       ]),
     );
     console.log(
-      "drawn and idle: navigation start → the first idle callback after units.timeline and gpus.history arrived (every fetch of them: the page fetches them again on the live stream's first snapshot), the live stream is up, the timeline has segments and the chart has data\n",
+      "drawn and idle: navigation start → the first idle callback after the history (units.timeline, with its GPU buckets) arrived (every fetch of them: the page fetches them again on the live stream's first snapshot), the live stream is up, the timeline has segments and the chart has data\n",
     );
   } finally {
     await browser?.close();
