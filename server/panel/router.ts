@@ -9,6 +9,7 @@
  */
 import { router } from "../trpc";
 import { alertsRouter } from "./routers/alertsRouter";
+import { maintenanceRouter } from "./routers/maintenanceRouter";
 import { auditRouter } from "./routers/auditRouter";
 import { eventsRouter } from "./routers/eventsRouter";
 import { gpusRouter } from "./routers/gpusRouter";
@@ -38,6 +39,7 @@ export const panelRouter = router({
   alerts: alertsRouter,
   statusPage: statusPageRouter,
   tokens: tokensRouter,
+  maintenance: maintenanceRouter,
 });
 
 export type PanelRouter = typeof panelRouter;
