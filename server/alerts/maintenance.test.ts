@@ -4,6 +4,10 @@
  * accepts (ISO 8601 with a zone, or epoch ms), and the config file's windows.
  */
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { applyConfigFile } from "../config/configFile";
 import { createMaintenanceInput } from "../contract/maintenance";
 import {
   coversUnit,
@@ -170,5 +174,41 @@ describe("the config file's windows (GPUDECK_MAINTENANCE)", () => {
     expect(() => maintenanceFromEnv(JSON.stringify([{ name: "x", units: ["a:*"], cron: "0 2 * * *", durationMinutes: 5, timeZone: "Mars/Base" }]))).toThrow(
       /not a time zone/,
     );
+  });
+});
+
+describe("[[panel.maintenance]] in the config file", () => {
+  it("TOML date-times and recurring windows become GPUDECK_MAINTENANCE, which the panel reads", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-maint-"));
+    try {
+      const file = path.join(dir, "gpudeck.toml");
+      writeFileSync(
+        file,
+        [
+          "[[panel.maintenance]]",
+          'name = "Rack move"',
+          'units = ["gpu-c:*"]',
+          "startsAt = 2030-01-05T22:00:00Z",
+          "endsAt = 2030-01-06T02:00:00Z",
+          "",
+          "[[panel.maintenance]]",
+          'name = "Sundays"',
+          'units = ["gpu-a:vllm-*"]',
+          'cron = "0 2 * * 0"',
+          "durationMinutes = 120",
+          'timeZone = "Europe/Berlin"',
+          "",
+        ].join("\n"),
+      );
+      const env: Record<string, string | undefined> = {};
+      applyConfigFile(env, "panel", file, { hosts: false });
+      const windows = maintenanceFromEnv(env.GPUDECK_MAINTENANCE);
+      expect(windows.map((w) => [w.name, w.startsAtMs, w.endsAtMs, w.cron, w.timeZone])).toEqual([
+        ["Rack move", Date.parse("2030-01-05T22:00:00Z"), Date.parse("2030-01-06T02:00:00Z"), null, null],
+        ["Sundays", null, null, "0 2 * * 0", "Europe/Berlin"],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -219,7 +219,8 @@ export function maintenanceFromEnv(json: string | undefined): MaintenanceWindow[
   const parsed = z.array(createMaintenanceInput).max(200).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new MaintenanceError(`GPUDECK_MAINTENANCE[${issue.path.join("].")}: ${issue.message}`);
+    const [i, ...rest] = issue.path.map(String);
+    throw new MaintenanceError(`GPUDECK_MAINTENANCE${i === undefined ? "" : `[${i}]`}${rest.length ? `.${rest.join(".")}` : ""}: ${issue.message}`);
   }
   return parsed.data.map((input, i) => {
     try {
