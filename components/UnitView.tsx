@@ -21,6 +21,7 @@ import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
 import { UnitFacts } from "@/components/unit/UnitFacts";
 import { UnitHeading } from "@/components/unit/UnitHeading";
+import { MaintenanceBanner } from "@/components/unit/MaintenanceBanner";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
 import { formatMiB } from "@/server/contract/format";
@@ -73,6 +74,7 @@ export function UnitView({ host, name }: { host: string; name: string }) {
       <header className="space-y-3">
         <UnitHeading host={host} name={name} unit={unit} />
         <HostNotLive host={host} />
+        <MaintenanceBanner host={host} name={name} />
         <UnitActions
           ref={actions}
           host={host}
