@@ -19,6 +19,7 @@ import { useTRPC } from "@/components/trpc";
 import { UnitActions, type UnitActionsHandle } from "@/components/unit/UnitActions";
 import { UnitFileSection } from "@/components/unit/UnitFileSection";
 import { UnitHeading } from "@/components/unit/UnitHeading";
+import { MaintenanceBanner } from "@/components/unit/MaintenanceBanner";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
 import { WhenVisible } from "@/components/WhenVisible";
@@ -77,6 +78,7 @@ export function UnitView({ host, name }: { host: string; name: string }) {
       <header className="space-y-3">
         <UnitHeading host={host} name={name} unit={unit} />
         <HostNotLive host={host} />
+        <MaintenanceBanner host={host} name={name} />
         <UnitActions
           ref={actions}
           host={host}

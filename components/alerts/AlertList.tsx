@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useNow } from "@/components/live/LiveProvider";
 import { useTRPC } from "@/components/trpc";
 import type { AlertView } from "@/server/contract/alerts";
+import { AckControl } from "./AckControl";
 import { alertTimes, RULE_LABELS } from "./alertTexts";
 
 /** tints under muted text-zinc-600 (text-zinc-500 is 4.4:1 on red-50, short of AA) */
@@ -18,7 +19,7 @@ const SEVERITY = {
   info: "border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900",
 } as const;
 
-function AlertItem({ a, nowMs }: { a: AlertView; nowMs: number }) {
+function AlertItem({ a, nowMs, canAck }: { a: AlertView; nowMs: number; canAck: boolean }) {
   const href = a.unit ? `/hosts/${encodeURIComponent(a.host)}/units/${encodeURIComponent(a.unit)}` : `/hosts/${encodeURIComponent(a.host)}`;
   const tone = a.resolvedAtMs === null ? SEVERITY[a.severity] : SEVERITY.info;
   return (
@@ -31,6 +32,8 @@ function AlertItem({ a, nowMs }: { a: AlertView; nowMs: number }) {
         </Link>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">{alertTimes(a, nowMs)}</span>
         {a.silenced && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">silenced</span>}
+        {a.inMaintenance && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">during maintenance</span>}
+        {a.escalatedAt && !a.acknowledgedBy && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">escalated</span>}
       </div>
       <p>{a.summary}</p>
       {a.diagnosis ? (
@@ -42,11 +45,12 @@ function AlertItem({ a, nowMs }: { a: AlertView; nowMs: number }) {
       ) : (
         a.diagnosisUnavailable && <p className="text-xs text-zinc-600 dark:text-zinc-400">No diagnosis: {a.diagnosisUnavailable}.</p>
       )}
+      <AckControl a={a} nowMs={nowMs} canAck={canAck} />
     </li>
   );
 }
 
-export function AlertList({ state, title, empty }: { state: "open" | "resolved"; title: string; empty: string }) {
+export function AlertList({ state, title, empty, canAck = false }: { state: "open" | "resolved"; title: string; empty: string; canAck?: boolean }) {
   const trpc = useTRPC();
   const nowMs = useNow(5000);
   const alerts = useQuery(trpc.alerts.list.queryOptions({ state, limit: state === "open" ? 200 : 50 }, { refetchInterval: 5000 }));
@@ -68,7 +72,7 @@ export function AlertList({ state, title, empty }: { state: "open" | "resolved";
       ) : (
         <ul className="space-y-2" data-testid={id}>
           {alerts.data.alerts.map((a) => (
-            <AlertItem key={a.id} a={a} nowMs={nowMs} />
+            <AlertItem key={a.id} a={a} nowMs={nowMs} canAck={canAck} />
           ))}
         </ul>
       )}

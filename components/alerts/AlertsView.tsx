@@ -7,6 +7,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc";
 import { AlertList } from "./AlertList";
 import { ChannelsSection } from "./ChannelsSection";
+import { MaintenanceSection } from "./MaintenanceSection";
 import { SilencesSection } from "./SilencesSection";
 import { StatusPageSection } from "./StatusPageSection";
 
@@ -23,8 +24,9 @@ export function AlertsView() {
           What went wrong on the hosts, told to the channels below whether or not anyone has this page open.
         </p>
       </div>
-      <AlertList state="open" title="Open alerts" empty="Nothing is wrong right now." />
+      <AlertList state="open" title="Open alerts" empty="Nothing is wrong right now." canAck={role === "admin" || role === "operator"} />
       <SilencesSection canSilence={role === "admin" || role === "operator"} />
+      <MaintenanceSection canManage={role === "admin"} />
       <AlertList state="resolved" title="History" empty="No alerts yet." />
       {role === "admin" && !demo && <ChannelsSection />}
       {role === "admin" && <StatusPageSection />}

@@ -19,7 +19,9 @@ export async function openAlertRows(db: Kysely<PanelSchema>): Promise<AlertRow[]
 }
 
 /** Open an alert for a condition; its id, or null when one is open already (this replica or another). */
-export async function openAlert(store: Store, c: Condition, opts: { silenced: boolean; diagnose: boolean }): Promise<number | null> {
+export async function openAlert(store: Store, c: Condition, opts: { silenced: boolean; diagnose: boolean; maintenance?: boolean }): Promise<number | null> {
+  // a maintenance window mutes like a silence (recorded, not sent; told if still open when it ends)
+  const muted = opts.silenced || opts.maintenance === true;
   const now = await store.nowMs();
   return store.db.transaction().execute(async (trx) => {
     const row = await trx
@@ -37,13 +39,14 @@ export async function openAlert(store: Store, c: Condition, opts: { silenced: bo
         diagnosis_state: opts.diagnose ? "pending" : "none",
         diagnosis_error: null,
         silenced: opts.silenced ? 1 : 0,
-        fire_queued: opts.silenced ? 0 : 1,
+        fire_queued: muted ? 0 : 1,
+        in_maintenance: opts.maintenance ? 1 : 0,
       })
       .onConflict((oc) => oc.doNothing())
       .returning("id")
       .executeTakeFirst();
     if (!row) return null;
-    if (!opts.silenced) await trx.insertInto("alert_notifications").values({ alert_id: row.id, state: "firing", created_at: now, message_id: null }).execute();
+    if (!muted) await trx.insertInto("alert_notifications").values({ alert_id: row.id, state: "firing", created_at: now, message_id: null }).execute();
     return row.id;
   });
 }
@@ -117,6 +120,11 @@ export function alertView(row: AlertRow): AlertView {
     diagnosis,
     diagnosisUnavailable: row.diagnosis_state === "unavailable" ? row.diagnosis_error : row.diagnosis_state === "pending" ? "asking the agent…" : null,
     silenced: row.silenced === 1,
+    acknowledgedBy: row.acknowledged_by ?? null,
+    acknowledgedAt: row.acknowledged_at ?? null,
+    ackNote: row.ack_note ?? null,
+    escalatedAt: row.escalated_at ?? null,
+    inMaintenance: row.in_maintenance === 1,
   };
 }
 

@@ -200,8 +200,8 @@ describe("conditions", () => {
 describe("GPUDECK_ALERT_RULES", () => {
   it("defaults: every rule on, the issue's thresholds", () => {
     const t = defaultRules();
-    expect(ruleSetting(t, "stuck-activating", "gpu-a", "x.service")).toEqual({ afterMs: 10 * MIN });
-    expect(ruleSetting(t, "unit-failed", "gpu-a", "x.service")).toEqual({ afterMs: 0 });
+    expect(ruleSetting(t, "stuck-activating", "gpu-a", "x.service")).toMatchObject({ afterMs: 10 * MIN });
+    expect(ruleSetting(t, "unit-failed", "gpu-a", "x.service")).toMatchObject({ afterMs: 0 });
   });
 
   it("per host/unit pattern, the first match wins; what matches none keeps the default", () => {
@@ -215,10 +215,10 @@ describe("GPUDECK_ALERT_RULES", () => {
         "crash-loop": false,
       }),
     );
-    expect(ruleSetting(t, "stuck-activating", "gpu-a", "vllm-kimi-k25.service")).toEqual({ afterMs: 30 * MIN });
-    expect(ruleSetting(t, "stuck-activating", "gpu-b", "vllm-kimi-k25.service")).toEqual({ afterMs: 10 * MIN });
+    expect(ruleSetting(t, "stuck-activating", "gpu-a", "vllm-kimi-k25.service")).toMatchObject({ afterMs: 30 * MIN });
+    expect(ruleSetting(t, "stuck-activating", "gpu-b", "vllm-kimi-k25.service")).toMatchObject({ afterMs: 10 * MIN });
     expect(ruleSetting(t, "stuck-activating", "gpu-b", "test-1.service")).toBeNull();
-    expect(ruleSetting(t, "agent-down", "gpu-b", "")).toEqual({ afterMs: 30_000 });
+    expect(ruleSetting(t, "agent-down", "gpu-b", "")).toMatchObject({ afterMs: 30_000 });
     expect(ruleSetting(t, "crash-loop", "gpu-b", "x.service")).toBeNull();
   });
 

@@ -6,8 +6,10 @@
  *   GPUDECK_ALERT_GROUP_SECONDS    grouping window, under 10 (default 5)
  *   GPUDECK_ALERT_RETRY_HOURS      how long a message is retried before it is given up (default 24)
  *   GPUDECK_ALERT_RATE_PER_MINUTE  messages per channel per minute at most (default 30)
+ *   GPUDECK_MAINTENANCE            JSON: planned maintenance windows, read-only (./maintenance.ts)
  */
 import { channelsFromEnv, ChannelConfigError, type Channel } from "./channels";
+import { maintenanceFromEnv, MaintenanceError, type MaintenanceWindow } from "./maintenance";
 import { AlertRulesError, parseAlertRules, type RuleTable } from "./rules";
 import { DEFAULT_DELIVERY, type DeliveryTimings } from "./timings";
 
@@ -24,6 +26,8 @@ export interface AlertsConfig {
   /** how long the agent may take to diagnose a unit for a message */
   diagnosisTimeoutMs: number;
   delivery: DeliveryTimings;
+  /** maintenance windows of the config file / GPUDECK_MAINTENANCE (read-only; maintenance.create adds to the database) */
+  maintenance: MaintenanceWindow[];
 }
 
 export class AlertsConfigError extends Error {}
@@ -72,9 +76,10 @@ export function loadAlertsConfig(env: Readonly<Record<string, string | undefined
       settleMs: DEFAULT_SETTLE_MS,
       diagnosisTimeoutMs: DEFAULT_DIAGNOSIS_TIMEOUT_MS,
       delivery: { ...DEFAULT_DELIVERY, giveUpAfterMs: retryHours * 3_600_000, ratePerMinute: rate },
+      maintenance: maintenanceFromEnv(env.GPUDECK_MAINTENANCE),
     };
   } catch (err) {
-    if (err instanceof AlertRulesError || err instanceof ChannelConfigError) throw new AlertsConfigError(err.message);
+    if (err instanceof AlertRulesError || err instanceof ChannelConfigError || err instanceof MaintenanceError) throw new AlertsConfigError(err.message);
     throw err;
   }
 }

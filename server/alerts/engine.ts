@@ -25,6 +25,8 @@ import { conditionKey, FaultMemory, hostConditions, SinceClock, type Condition }
 import type { AlertsConfig } from "./config";
 import type { Deliverer } from "./deliverer";
 import { fetchDiagnosis } from "./diagnosis";
+import { escalateAlert, escalationDueAt } from "./lifecycle";
+import { dbWindows, maintenanceUntil, type MaintenanceWindow } from "./maintenance";
 import { ruleSetting } from "./rules";
 import { activeSilences, isSilenced } from "./silences";
 
@@ -71,6 +73,8 @@ export class AlertEngine {
   private reconciled: string | null = null;
   private stopped = true;
   private lastError: string | null = null;
+  /** escalateTo names that match no enabled channel, logged once each */
+  private readonly unknownEscalation = new Set<string>();
   /** resolves when the pass under way (if any) is done; tests and shutdown wait on it */
   private current: Promise<void> = Promise.resolve();
 
@@ -200,19 +204,52 @@ export class AlertEngine {
     const openKeys = new Map(open.map((a) => [conditionKey(a), a]));
     const dbNow = await store.nowMs();
     const silences = await activeSilences(store.db, dbNow);
+    const windows = await this.windows(store, dbNow);
+    const inMaintenance = (a: { host: string; unit: string }) => maintenanceUntil(windows, a.host, a.unit, dbNow) !== null;
     for (const [key, c] of conditions) {
       const row = openKeys.get(key);
       if (!row) {
-        await openAlert(store, c, { silenced: isSilenced(silences, c), diagnose: c.unit !== "" });
-      } else if (row.fire_queued === 0 && !isSilenced(silences, row)) {
+        await openAlert(store, c, { silenced: isSilenced(silences, c), maintenance: inMaintenance(c), diagnose: c.unit !== "" });
+      } else if (row.fire_queued === 0 && !isSilenced(silences, row) && !inMaintenance(row)) {
         await releaseSilenced(store, row.id);
       }
     }
     for (const [key, row] of openKeys) {
       if (!conditions.has(key) && this.mayResolve(row, dbNow)) await resolveAlert(store, row.id);
+      else if (conditions.has(key)) await this.maybeEscalate(store, row, dbNow);
     }
     this.reconciled = keys;
     return true;
+  }
+
+  /** The config file's windows and the database's (maintenance.create). */
+  private async windows(store: Awaited<ReturnType<LazyStore["get"]>>, dbNow: number): Promise<MaintenanceWindow[]> {
+    return [...this.o.config.maintenance, ...(await dbWindows(store.db, dbNow))];
+  }
+
+  /** Unacknowledged for its rule's escalateAfter: sent to escalateTo too, once (whichever replica claims it). */
+  private async maybeEscalate(store: Awaited<ReturnType<LazyStore["get"]>>, row: AlertRow, dbNow: number): Promise<void> {
+    const setting = ruleSetting(this.o.config.rules, row.rule as Condition["rule"], row.host, row.unit);
+    const due = escalationDueAt(row, setting);
+    if (due === null) return;
+    if (due > dbNow) {
+      if (due - dbNow < this.o.config.tickMs) this.wakeAt(this.clock() + (due - dbNow) + 50);
+      return;
+    }
+    const channels = (await this.o.channels.all()).filter((ch) => ch.enabled && setting!.escalateTo.includes(ch.name));
+    for (const name of setting!.escalateTo) {
+      if (channels.some((ch) => ch.name === name) || this.unknownEscalation.has(name)) continue;
+      this.unknownEscalation.add(name);
+      this.o.log(`alerts: escalateTo names "${name}", which is no enabled channel; escalations skip it`);
+    }
+    const done = await escalateAlert(
+      store,
+      row.id,
+      setting!.escalateAfterMs!,
+      channels.map((ch) => ch.id),
+      this.o.panelUrl,
+    );
+    if (done?.messageId != null) this.o.deliverer.kick();
   }
 
   /** An open alert whose condition is not seen: resolved only where the panel can see the host's present state. */

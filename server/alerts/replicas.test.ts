@@ -1,6 +1,7 @@
 /**
  * Two panel replicas on one PostgreSQL, each with its own engine and deliverer watching the same
- * host: one unit fails → one alert, one message at the receiver; it recovers → one resolution.
+ * host: one unit fails → one alert, one message at the receiver; it recovers → one resolution;
+ * unacknowledged past its rule's escalateAfter → one escalation, from one replica.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,8 @@ import { openStore } from "../store/database";
 import { LazyStore } from "../store/lazyStore";
 import { skipWithoutPg, startPgCluster, type PgCluster } from "../store/testing/pgCluster";
 import { loadAlertsConfig } from "./config";
+import { openAlert } from "./alertStore";
+import { escalateAlert } from "./lifecycle";
 import { AlertsService } from "./service";
 import { TestReceiver } from "./testing/receiver";
 
@@ -101,4 +104,78 @@ describe.skipIf(noPg)("two replicas", () => {
       await receiver.stop();
     }
   }, 30_000);
+});
+
+describe.skipIf(noPg)("two replicas, one escalation", () => {
+  it("an alert nobody acknowledges is escalated once, by one replica", async () => {
+    const receiver = await new TestReceiver().start();
+    const units = new Map([["vllm-a.service", unit("failed", "exit-code")]]);
+    const config = loadAlertsConfig({
+      GPUDECK_ALERT_CHANNELS: JSON.stringify([
+        { type: "webhook", name: "main", url: receiver.url("/main") },
+        { type: "webhook", name: "pager", url: receiver.url("/pager") },
+      ]),
+      GPUDECK_ALERT_RULES: JSON.stringify({ "unit-failed": { escalateAfter: "2s", escalateTo: ["pager"] } }),
+    });
+    const dbName = `escalate_${process.pid}`;
+    const admin = await openStore({ dataDir: dir, databaseUrl: cluster!.url });
+    await admin.db.executeQuery({ sql: `create database ${dbName}`, parameters: [], query: { kind: "RawNode" } } as never);
+    await admin.close();
+    const url = cluster!.url.replace(/\/postgres$/, `/${dbName}`);
+    const replicas = [0, 1].map(() => {
+      const link = fakeLink(units);
+      const store = new LazyStore({ dataDir: dir, databaseUrl: url });
+      const service = new AlertsService({
+        fleet: { all: () => [link], get: (n) => (n === "gpu-a" ? link : undefined), onHostEvent: (_l: (h: string, e: AgentEvent) => void) => () => undefined },
+        store,
+        config: { ...config, tickMs: 50, groupWindowMs: 200, settleMs: 0, delivery: { ...config.delivery, pollMs: 50 } },
+        panelUrl: "http://panel",
+        log: () => {},
+      });
+      return { service, store };
+    });
+    try {
+      for (const r of replicas) r.service.start();
+      const escalations = () => receiver.payloads<AlertWebhookPayload>().filter((p) => p.kind === "escalation");
+      await expect.poll(() => escalations().length, { timeout: 15_000 }).toBe(1);
+      // both replicas pass every 50 ms: any second claim would have been made by now
+      await new Promise((res) => setTimeout(res, 1500));
+      expect(escalations()).toHaveLength(1);
+      expect(receiver.received.filter((r) => (r.json as AlertWebhookPayload).kind === "escalation").map((r) => r.path)).toEqual(["/pager"]);
+      const check = await openStore({ dataDir: dir, databaseUrl: url });
+      const rows = await check.db.selectFrom("alerts").select(["id", "escalated_at"]).execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.escalated_at).toEqual(expect.any(Number));
+      expect(await check.db.selectFrom("alert_messages").select("id").where("state", "=", "escalation").execute()).toHaveLength(1);
+      await check.close();
+    } finally {
+      for (const r of replicas) {
+        r.service.stop();
+        await r.store.close();
+      }
+      await receiver.stop();
+    }
+  }, 30_000);
+
+  it("replicas that claim one escalation at the same moment: one wins, one message", async () => {
+    const dbName = `escalate_race_${process.pid}`;
+    const admin = await openStore({ dataDir: dir, databaseUrl: cluster!.url });
+    await admin.db.executeQuery({ sql: `create database ${dbName}`, parameters: [], query: { kind: "RawNode" } } as never);
+    await admin.close();
+    const url = cluster!.url.replace(/\/postgres$/, `/${dbName}`);
+    const [a, b] = [await openStore({ dataDir: dir, databaseUrl: url }), await openStore({ dataDir: dir, databaseUrl: url })];
+    try {
+      const id = (await openAlert(
+        a,
+        { rule: "unit-failed", host: "gpu-a", unit: "vllm-a.service", severity: "critical", summary: "failed", sinceMs: Date.now() },
+        { silenced: false, diagnose: false },
+      ))!;
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => escalateAlert(i % 2 ? a : b, id, 60_000, ["c1"], "http://panel")));
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect(await a.db.selectFrom("alert_messages").select("id").where("state", "=", "escalation").execute()).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -36,6 +36,20 @@ export interface RuleEntry {
   match: string[] | null;
   enabled: boolean;
   afterMs: number;
+  /** unacknowledged this long after it opened → sent to `escalateTo` too, once; null: never */
+  escalateAfterMs: number | null;
+  /** channel names */
+  escalateTo: string[];
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MINUTE };
+
+/** "20s", "10m", "1h" → milliseconds; null when it is not one. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d{1,6})(s|m|h)$/.exec(text.trim());
+  if (!m) return null;
+  const ms = Number(m[1]) * DURATION_UNITS[m[2]!]!;
+  return ms > 0 ? ms : null;
 }
 
 export type RuleTable = Record<AlertRuleId, RuleEntry[]>;
@@ -48,15 +62,23 @@ const entrySchema = z
     enabled: z.boolean().optional(),
     afterMinutes: z.number().nonnegative().max(100_000).optional(),
     afterSeconds: z.number().nonnegative().max(10_000_000).optional(),
+    escalateAfter: z
+      .string()
+      .refine((v) => parseDuration(v) !== null, 'escalateAfter must be a duration such as "20s", "10m" or "1h"')
+      .optional(),
+    escalateTo: z.array(z.string().trim().min(1).max(64)).min(1, "escalateTo names at least one channel").max(20).optional(),
   })
   .strict()
-  .refine((e) => e.afterMinutes === undefined || e.afterSeconds === undefined, "give afterMinutes or afterSeconds, not both");
+  .refine((e) => e.afterMinutes === undefined || e.afterSeconds === undefined, "give afterMinutes or afterSeconds, not both")
+  .refine((e) => (e.escalateAfter === undefined) === (e.escalateTo === undefined), "give escalateAfter and escalateTo together");
 
 const ruleValue = z.union([z.boolean(), entrySchema, z.array(entrySchema).min(1).max(100)]);
 const rulesSchema = z.partialRecord(z.enum(ALERT_RULES), ruleValue);
 
+const plainEntry = (enabled: boolean, afterMs: number): RuleEntry => ({ match: null, enabled, afterMs, escalateAfterMs: null, escalateTo: [] });
+
 export function defaultRules(): RuleTable {
-  return Object.fromEntries(ALERT_RULES.map((r) => [r, [{ match: null, enabled: true, afterMs: RULE_DEFAULTS[r] }]])) as RuleTable;
+  return Object.fromEntries(ALERT_RULES.map((r) => [r, [plainEntry(true, RULE_DEFAULTS[r])]])) as RuleTable;
 }
 
 /** GPUDECK_ALERT_RULES → the rule table (defaults where it says nothing). */
@@ -82,26 +104,33 @@ export function parseAlertRules(json: string | undefined): RuleTable {
     if (value === undefined) continue;
     const fallback = RULE_DEFAULTS[rule];
     if (typeof value === "boolean") {
-      table[rule] = [{ match: null, enabled: value, afterMs: fallback }];
+      table[rule] = [plainEntry(value, fallback)];
       continue;
     }
     const entries = (Array.isArray(value) ? value : [value]).map((e) => ({
       match: e.match === undefined ? null : Array.isArray(e.match) ? e.match : [e.match],
       enabled: e.enabled ?? true,
       afterMs: e.afterMinutes !== undefined ? e.afterMinutes * MINUTE : e.afterSeconds !== undefined ? e.afterSeconds * 1000 : fallback,
+      escalateAfterMs: e.escalateAfter === undefined ? null : parseDuration(e.escalateAfter),
+      escalateTo: e.escalateTo ?? [],
     }));
     // what no entry matches keeps the default
-    if (entries.every((e) => e.match !== null)) entries.push({ match: null, enabled: true, afterMs: fallback });
+    if (entries.every((e) => e.match !== null)) entries.push(plainEntry(true, fallback));
     table[rule] = entries;
   }
   return table;
 }
 
 /** The setting of `rule` for this host and unit ("" for the host's own alerts); null when off there. */
-export function ruleSetting(table: RuleTable, rule: AlertRuleId, host: string, unit: string): { afterMs: number } | null {
-  for (const e of table[rule]) {
+export function ruleSetting(
+  table: RuleTable,
+  rule: AlertRuleId,
+  host: string,
+  unit: string,
+): { afterMs: number; escalateAfterMs: number | null; escalateTo: string[] } | null {
+  for (const e of table[rule] ?? []) {
     if (e.match !== null && !matchesUnitPatterns(unit, host, e.match)) continue;
-    return e.enabled ? { afterMs: e.afterMs } : null;
+    return e.enabled ? { afterMs: e.afterMs, escalateAfterMs: e.escalateAfterMs, escalateTo: e.escalateTo } : null;
   }
   return null;
 }

@@ -5,11 +5,14 @@
  */
 import type { AddChannelInput, AddSilenceInput, ChannelView, UpdateChannelInput } from "../contract/alerts";
 import type { LazyStore } from "../store/lazyStore";
+import type { CreateMaintenanceInput, MaintenanceWindowView } from "../contract/maintenance";
 import { listAlerts, type AlertFilter } from "./alertStore";
 import { ChannelConfigError, ChannelStore, channelView, type Channel } from "./channels";
 import type { AlertsConfig } from "./config";
 import { Deliverer, type SendFn } from "./deliverer";
 import { AlertEngine, type FleetView } from "./engine";
+import { ackAlert } from "./lifecycle";
+import { createWindow, dbWindows, endWindow, windowView, type MaintenanceWindow } from "./maintenance";
 import { testPayload } from "./message";
 import { enqueueMessage, lastAttempts, listDeliveries } from "./outbox";
 import { sendTo } from "./senders";
@@ -146,6 +149,57 @@ export class AlertsService {
   async addSilence(input: AddSilenceInput, by: string) {
     const store = await this.store();
     return addSilence(store.db, input, by, await store.nowMs());
+  }
+
+  /** "I'm on it": the first acknowledgement wins; a message goes to the channels its start went to. */
+  async ack(id: number, by: string, note: string | null) {
+    const result = await ackAlert(await this.store(), id, by, note, this.o.panelUrl);
+    if (result.messageId !== null) this.deliverer.kick();
+    return result;
+  }
+
+  async alert(id: number) {
+    const row = await (await this.store()).db.selectFrom("alerts").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ?? null;
+  }
+
+  /** The config file's windows and the database's (those that may still hold, and the last 30 days'). */
+  async maintenanceWindows(): Promise<MaintenanceWindow[]> {
+    const store = await this.store();
+    return [...this.o.config.maintenance, ...(await dbWindows(store.db, await store.nowMs()))];
+  }
+
+  /** Now, next, past: windows that hold now first, then those to come (soonest first), then the past. */
+  async maintenanceViews(): Promise<MaintenanceWindowView[]> {
+    const store = await this.store();
+    const now = await store.nowMs();
+    const order = { now: 0, next: 1, past: 2 } as const;
+    return (await this.maintenanceWindows())
+      .map((w) => windowView(w, now))
+      .sort(
+        (a, b) =>
+          order[a.phase] - order[b.phase] ||
+          (a.phase === "past"
+            ? (b.endedAtMs ?? b.endsAtMs ?? 0) - (a.endedAtMs ?? a.endsAtMs ?? 0)
+            : (a.current?.startsAtMs ?? 0) - (b.current?.startsAtMs ?? 0)),
+      );
+  }
+
+  async createMaintenance(input: CreateMaintenanceInput, by: string): Promise<MaintenanceWindowView> {
+    const store = await this.store();
+    const now = await store.nowMs();
+    const view = windowView(await createWindow(store.db, input, by, now), now);
+    void this.engine.passNow().catch(() => undefined);
+    return view;
+  }
+
+  async endMaintenance(id: number, by: string): Promise<MaintenanceWindowView | null> {
+    const store = await this.store();
+    const now = await store.nowMs();
+    const ended = await endWindow(store.db, id, by, now);
+    // open alerts it muted are told now
+    if (ended) void this.engine.passNow().catch(() => undefined);
+    return ended ? windowView(ended, now) : null;
   }
 
   async endSilence(id: number, by: string) {

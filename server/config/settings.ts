@@ -94,6 +94,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "panel.oidc.groups_claim", env: "GPUDECK_OIDC_GROUPS_CLAIM", kind: "string", role: "panel" },
   { key: "panel.oidc.local_login", env: "GPUDECK_OIDC_LOCAL_LOGIN", kind: "boolean", role: "panel" },
   { key: "panel.oidc.roles", env: "GPUDECK_OIDC_ROLES", kind: "tables", role: "panel" },
+  { key: "panel.maintenance", env: "GPUDECK_MAINTENANCE", kind: "tables", role: "panel" },
 
   { key: "alerts.webhook_url", env: "GPUDECK_ALERT_WEBHOOK_URL", kind: "string", role: "panel" },
   { key: "alerts.rules", env: "GPUDECK_ALERT_RULES", kind: "table", role: "panel" },

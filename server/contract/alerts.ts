@@ -59,6 +59,15 @@ export interface AlertView {
   diagnosisUnavailable: string | null;
   /** a silence matched when it opened (nothing was sent) */
   silenced: boolean;
+  // (issue 23; always set by the panel, optional for views made before it)
+  /** who acknowledged it ("I'm on it"), when (epoch ms) and their note; null until then */
+  acknowledgedBy?: string | null;
+  acknowledgedAt?: number | null;
+  ackNote?: string | null;
+  /** when it was sent to its rule's escalateTo channels, unacknowledged (epoch ms); null: not escalated */
+  escalatedAt?: number | null;
+  /** it opened during a planned maintenance window: recorded, not sent */
+  inMaintenance?: boolean;
 }
 
 // --- channels ------------------------------------------------------------------------------
@@ -154,8 +163,15 @@ export interface AlertWebhookItem {
 export interface AlertWebhookPayload extends AlertWebhookItem {
   schema: "gpudeck.alert.v1";
   id: string;
-  /** "test": the Alerts page's "send test" button */
-  kind: "alert" | "test";
+  /**
+   * "test": the Alerts page's "send test" button; "acknowledged": someone said they are on it
+   * (`acknowledgedBy`, `ackNote`); "escalation": it was not acknowledged in its rule's
+   * `escalateAfter` and goes to `escalateTo` too
+   */
+  kind: "alert" | "test" | "acknowledged" | "escalation";
+  /** on "acknowledged" messages */
+  acknowledgedBy?: string;
+  ackNote?: string | null;
   title: string;
   count: number;
   alerts: AlertWebhookItem[];
@@ -291,3 +307,11 @@ export const addSilenceInput = z
 export type AddSilenceInput = z.infer<typeof addSilenceInput>;
 
 export const silenceIdInput = z.object({ id: z.number().int().positive() }).strict();
+
+/** `alerts.ack`: "I'm on it", with an optional note (operators of that unit and admins). */
+export const ackAlertInput = z
+  .object({
+    id: z.number().int().positive(),
+    note: z.string().trim().max(500, "note is longer than 500 characters").optional(),
+  })
+  .strict();

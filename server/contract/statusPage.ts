@@ -39,6 +39,10 @@ export interface StatusService {
   uptime: StatusUptime;
   /** the last 30 days, newest first, at most 10 */
   incidents: StatusIncident[];
+  /** a planned maintenance window covers it now, until then (epoch ms); `words` says "Planned maintenance until …" */
+  maintenanceUntilMs?: number;
+  /** someone acknowledged its open alert (`words` ends "— Investigating"); cleared when the alert resolves */
+  investigating?: boolean;
 }
 
 export interface StatusDocument {

@@ -28,7 +28,8 @@
  *   sends in GPUDECK_PROXY_SECRET_HEADER, default x-gpudeck-proxy-secret; then nothing else is believed;
  *   required when GPUDECK_TRUSTED_PROXIES holds a range rather than single addresses)
  *   Alerts (see server/alerts/config.ts): GPUDECK_ALERT_WEBHOOK_URL, GPUDECK_ALERT_CHANNELS,
- *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE
+ *   GPUDECK_ALERT_RULES, GPUDECK_ALERT_GROUP_SECONDS, GPUDECK_ALERT_RETRY_HOURS, GPUDECK_ALERT_RATE_PER_MINUTE,
+ *   GPUDECK_MAINTENANCE
  *   GPUDECK_STATUS_TOKEN  turns the status page on, reachable with this token (at least 16 characters)
  *   Limits per user (see README, Security):
  *   GPUDECK_STREAMS_PER_USER (default 32): live streams of one user across all their sessions

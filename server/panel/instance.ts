@@ -165,7 +165,15 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     clock: options.clock,
     send,
   });
-  const statusPage = new StatusPageService({ fleet, store, envToken: config.statusToken, panelUrl, clock: options.clock, ...options.statusPage });
+  const statusPage = new StatusPageService({
+    fleet,
+    store,
+    envToken: config.statusToken,
+    panelUrl,
+    clock: options.clock,
+    maintenance: () => alerts.maintenanceWindows(),
+    ...options.statusPage,
+  });
   const recorder = (refusals = new RefusalRecorder(
     auth.audit,
     refusalAudit,

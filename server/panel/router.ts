@@ -9,6 +9,7 @@
  */
 import { router } from "../trpc";
 import { alertsRouter } from "./routers/alertsRouter";
+import { maintenanceRouter } from "./routers/maintenanceRouter";
 import { auditRouter } from "./routers/auditRouter";
 import { eventsRouter } from "./routers/eventsRouter";
 import { gpusRouter } from "./routers/gpusRouter";
@@ -40,6 +41,7 @@ export const panelRouter = router({
   statusPage: statusPageRouter,
   tokens: tokensRouter,
   push: pushRouter,
+  maintenance: maintenanceRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

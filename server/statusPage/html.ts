@@ -31,7 +31,7 @@ function serviceHtml(s: StatusService): string {
   const hosts = s.hosts?.length ? `<span class="muted"> · ${esc(s.hosts.join(", "))}</span>` : "";
   return `<section class="svc" data-state="${s.state}">
 <h2><span class="dot" aria-hidden="true"></span>${esc(s.name)}${hosts}</h2>
-<p class="words" data-since="${s.sinceMs ?? ""}">${esc(s.words)}</p>
+<p class="words" data-since="${s.sinceMs ?? ""}" data-until="${s.maintenanceUntilMs ?? ""}">${esc(s.words)}</p>
 <dl class="up"><div><dt>24 h</dt><dd>${pct(s.uptime["24h"])}</dd></div><div><dt>7 days</dt><dd>${pct(s.uptime["7d"])}</dd></div><div><dt>30 days</dt><dd>${pct(s.uptime["30d"])}</dd></div></dl>
 <details><summary>Recent incidents (${s.incidents.length})</summary>${incidents}</details>
 </section>`;
@@ -61,7 +61,8 @@ details{margin-top:.5rem}summary{cursor:pointer;color:var(--muted)}.inc{padding-
 const SCRIPT = `(function(){
 var root=document.getElementById("services");
 function local(){root.querySelectorAll("time").forEach(function(t){var d=new Date(t.getAttribute("datetime"));if(!isNaN(d))t.textContent=d.toLocaleString([], {dateStyle:"short",timeStyle:"short"});});
-root.querySelectorAll(".words[data-since]").forEach(function(p){var ms=Number(p.getAttribute("data-since"));if(ms&&/ since \\d\\d:\\d\\d UTC$/.test(p.textContent)){p.textContent=p.textContent.replace(/ since .*$/," since "+new Date(ms).toLocaleTimeString([], {hour:"2-digit",minute:"2-digit"}));}});}
+root.querySelectorAll(".words[data-since]").forEach(function(p){var ms=Number(p.getAttribute("data-since"));if(ms&&/ since \\d\\d:\\d\\d UTC$/.test(p.textContent)){p.textContent=p.textContent.replace(/ since .*$/," since "+new Date(ms).toLocaleTimeString([], {hour:"2-digit",minute:"2-digit"}));}});
+root.querySelectorAll(".words[data-until]").forEach(function(p){var ms=Number(p.getAttribute("data-until"));if(ms&&/^Planned maintenance until .* UTC$/.test(p.textContent)){p.textContent="Planned maintenance until "+new Date(ms).toLocaleString([], {dateStyle:"short",timeStyle:"short"});}});}
 local();
 var url=root.getAttribute("data-events");if(!url||!window.EventSource)return;
 var es=new EventSource(url);es.addEventListener("services",function(e){root.innerHTML=e.data;local();});

@@ -12,10 +12,11 @@ import type { UnitTransition } from "../contract/types";
 import type { HostLink } from "../panel/fleet/hostLink";
 import type { LazyStore } from "../store/lazyStore";
 import { alertView, unitAlertsSince } from "../alerts/alertStore";
+import { coversUnit, maintenanceUntil, occurrencesBetween, type MaintenanceWindow } from "../alerts/maintenance";
 import { incidentsOf, SERVICE_RULES } from "./incidents";
-import { combine, serviceDefs, unitStatus, worst, type ServiceDef } from "./services";
+import { clockUtc, combine, serviceDefs, unitStatus, worst, type ServiceDef } from "./services";
 import { checkAccess, envTokenHint, readSettings, rotateToken, updateSettings, type Access, type StatusSettings } from "./settings";
-import { anySteps, unitSteps, uptimes, WINDOWS, type ReadinessStep, type Step } from "./uptime";
+import { anySteps, unitSteps, uptimes, WINDOWS, type Excluded, type ReadinessStep, type Step } from "./uptime";
 
 const STATUS_ACTOR: Actor = { user: "gpudeck-status-page", role: "viewer", unitPatterns: [] };
 
@@ -35,6 +36,8 @@ export interface StatusServiceOptions {
   settingsTtlMs?: number;
   /** how long a first request waits for uptime figures before it is answered without them */
   uptimeWaitMs?: number;
+  /** planned maintenance windows (the alerts service's): "Planned maintenance until …", and left out of uptime */
+  maintenance?: () => Promise<MaintenanceWindow[]>;
 }
 
 interface UptimeEntry {
@@ -124,24 +127,46 @@ export class StatusPageService {
     const store = await this.o.store.get();
     const alertRows = (await unitAlertsSince(store.db, units, since)).map(alertView).filter((a) => SERVICE_RULES.includes(a.rule as AlertRuleId));
     await this.refreshUptimes(units, now);
-    const services = defs.map((d) => this.service(d, settings, alertRows, now));
+    const windows = (await this.o.maintenance?.().catch(() => [])) ?? [];
+    const services = defs.map((d) => this.service(d, settings, alertRows, windows, now));
     return { generatedAtMs: now, overall: worst(services.map((s) => s.state)), services };
   }
 
-  private service(d: ServiceDef, settings: StatusSettings, alerts: ReturnType<typeof alertView>[], now: number): StatusService {
+  private service(
+    d: ServiceDef,
+    settings: StatusSettings,
+    alerts: ReturnType<typeof alertView>[],
+    windows: readonly MaintenanceWindow[],
+    now: number,
+  ): StatusService {
     const status = combine(d.units.map((u) => unitStatus(this.o.fleet.get(u.host), u.unit)));
     const mine = alerts.filter((a) => d.units.some((u) => u.host === a.host && u.unit === a.unit));
     const perUnit = d.units.map((u) => this.uptime.get(`${u.host}:${u.unit}`)?.steps ?? null).filter((s): s is Step[] => s !== null);
-    const uptime: StatusUptime = perUnit.length ? uptimes(anySteps(perUnit), now) : { "24h": null, "7d": null, "30d": null };
+    // planned maintenance of any of its units is left out of its uptime (where the window says so)
+    const excluded: Excluded[] = windows
+      .filter((w) => w.excludeFromUptime && d.units.some((u) => coversUnit(w, u.host, u.unit)))
+      .flatMap((w) => occurrencesBetween(w, now - WINDOWS["30d"], now));
+    const uptime: StatusUptime = perUnit.length ? uptimes(anySteps(perUnit), now, excluded) : { "24h": null, "7d": null, "30d": null };
+    const until = d.units.reduce<number | null>((max, u) => {
+      const t = maintenanceUntil(windows, u.host, u.unit, now);
+      return t !== null && (max === null || t > max) ? t : max;
+    }, null);
+    const investigating = mine.some((a) => a.resolvedAtMs === null && a.acknowledgedBy);
+    let words = status.words;
+    if (until !== null)
+      words = `Planned maintenance until ${until - now < 86_400_000 ? clockUtc(until) : `${new Date(until).toISOString().slice(0, 16).replace("T", " ")} UTC`}`;
+    else if (investigating && status.state !== "serving") words = `${words} — Investigating`;
     return {
       id: d.id,
       name: d.name,
       state: status.state,
-      words: status.words,
+      words,
       sinceMs: status.sinceMs,
       ...(settings.showHosts ? { hosts: [...new Set(d.units.map((u) => u.host))] } : {}),
       uptime,
       incidents: incidentsOf(mine),
+      ...(until !== null ? { maintenanceUntilMs: until } : {}),
+      ...(investigating ? { investigating: true } : {}),
     };
   }
 

@@ -60,8 +60,30 @@ export function anySteps(perUnit: readonly Step[][]): Step[] {
   return out;
 }
 
-/** Fraction of [now − window, now] known to be up, among the time known at all; null when nothing is known of it. */
-export function upFraction(steps: readonly Step[], nowMs: number, windowMs: number): number | null {
+/** A span left out of uptime (planned maintenance): neither up nor down. */
+export interface Excluded {
+  startsAtMs: number;
+  endsAtMs: number;
+}
+
+/** How much of [from, to) the excluded spans cover (they may overlap). */
+function excludedWithin(from: number, to: number, excluded: readonly Excluded[]): number {
+  const parts = excluded
+    .map((e) => [Math.max(from, e.startsAtMs), Math.min(to, e.endsAtMs)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [a, b] of parts) {
+    const start = Math.max(a, end);
+    if (b > start) total += b - start;
+    end = Math.max(end, b);
+  }
+  return total;
+}
+
+/** Fraction of [now − window, now] known to be up, among the time known at all (less the excluded spans); null when nothing is known of it. */
+export function upFraction(steps: readonly Step[], nowMs: number, windowMs: number, excluded: readonly Excluded[] = []): number | null {
   const start = nowMs - windowMs;
   let known = 0;
   let up = 0;
@@ -69,12 +91,17 @@ export function upFraction(steps: readonly Step[], nowMs: number, windowMs: numb
     const from = Math.max(steps[i]!.atMs, start);
     const to = Math.min(i + 1 < steps.length ? steps[i + 1]!.atMs : nowMs, nowMs);
     if (to <= from) continue;
-    known += to - from;
-    if (steps[i]!.up) up += to - from;
+    const span = to - from - excludedWithin(from, to, excluded);
+    known += span;
+    if (steps[i]!.up) up += span;
   }
   return known > 0 ? up / known : null;
 }
 
-export function uptimes(steps: readonly Step[], nowMs: number): Record<WindowName, number | null> {
-  return { "24h": upFraction(steps, nowMs, WINDOWS["24h"]), "7d": upFraction(steps, nowMs, WINDOWS["7d"]), "30d": upFraction(steps, nowMs, WINDOWS["30d"]) };
+export function uptimes(steps: readonly Step[], nowMs: number, excluded: readonly Excluded[] = []): Record<WindowName, number | null> {
+  return {
+    "24h": upFraction(steps, nowMs, WINDOWS["24h"], excluded),
+    "7d": upFraction(steps, nowMs, WINDOWS["7d"], excluded),
+    "30d": upFraction(steps, nowMs, WINDOWS["30d"], excluded),
+  };
 }

@@ -22,6 +22,32 @@ export interface AlertsTable {
   silenced: Flag;
   /** its firing notification exists (0 while silenced) */
   fire_queued: Flag;
+  /** who said "I'm on it" (migration 009); null until then */
+  acknowledged_by: ColumnType<string | null, string | null | undefined, string | null>;
+  acknowledged_at: ColumnType<Ms | null, Ms | null | undefined, Ms | null>;
+  ack_note: ColumnType<string | null, string | null | undefined, string | null>;
+  /** when it was sent to the rule's escalateTo channels (once) */
+  escalated_at: ColumnType<Ms | null, Ms | null | undefined, Ms | null>;
+  /** opened while a maintenance window covered it: recorded, not sent */
+  in_maintenance: Flag;
+}
+
+/** A planned maintenance window (migration 009): one-off (starts_at, ends_at) or recurring (cron, duration_minutes, time_zone). */
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  name: string;
+  /** JSON list of host:unit patterns */
+  units: string;
+  starts_at: Ms | null;
+  ends_at: Ms | null;
+  cron: string | null;
+  duration_minutes: number | null;
+  time_zone: string | null;
+  exclude_uptime: Flag;
+  created_by: string;
+  created_at: Ms;
+  ended_at: Ms | null;
+  ended_by: string | null;
 }
 
 /** An alert's start or end, waiting to be grouped into a message (message_id null until then). */
@@ -110,4 +136,5 @@ export interface AlertTables {
   alert_channels: AlertChannelsTable;
   alert_silences: AlertSilencesTable;
   status_page: StatusPageTable;
+  maintenance_windows: MaintenanceWindowsTable;
 }

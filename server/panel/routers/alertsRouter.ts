@@ -9,7 +9,17 @@ import { can } from "../../auth/authorize";
 import { ChannelConfigError } from "../../alerts/channels";
 import { egressPolicy, urlEgressProblem } from "../../egress/guard";
 import { urlHint } from "../../alerts/channels";
-import { addChannelInput, addSilenceInput, alertListInput, channelIdInput, deliveryListInput, silenceIdInput, updateChannelInput } from "../../contract/alerts";
+import { AckError } from "../../alerts/lifecycle";
+import {
+  ackAlertInput,
+  addChannelInput,
+  addSilenceInput,
+  alertListInput,
+  channelIdInput,
+  deliveryListInput,
+  silenceIdInput,
+  updateChannelInput,
+} from "../../contract/alerts";
 import type { Actor } from "../../contract/actors";
 import { router } from "../../trpc";
 import { ALERT_AUDIT_ACTIONS } from "./auditActions";
@@ -161,7 +171,46 @@ const silencesRouter = router({
     }),
 });
 
+/** "I'm on it": operators for units they may restart (a host's own alerts: hosts they may restart something on … admins), admins for all. */
+const ack = audited((raw) => ({
+  action: ALERT_AUDIT_ACTIONS.alertAck,
+  unit: null,
+  host: null,
+  detailPrefix: typeof raw.id === "number" ? `alert ${raw.id}: ` : undefined,
+}))
+  .input(ackAlertInput)
+  .mutation(async ({ input, ctx }) => {
+    if (!ctx.actor) throw notSignedIn(ctx.panelRequest);
+    const actor = ctx.actor;
+    const row = await ctx.services.alerts.alert(input.id);
+    if (!row) throw new TRPCError({ code: "NOT_FOUND", message: `There is no alert ${input.id}.` });
+    if (actor.role !== "admin") {
+      if (actor.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "Not allowed: viewers cannot acknowledge alerts." });
+      if (row.unit === "") throw new TRPCError({ code: "FORBIDDEN", message: "Not allowed: a host's own alerts are acknowledged by admins." });
+      const decision = can(actor, "restart", { host: row.host, unit: row.unit }, ctx.services.auth.authorization);
+      if (!decision.allowed) throw new TRPCError({ code: "FORBIDDEN", message: `Not allowed: ${decision.reason}.` });
+    }
+    try {
+      const { alert, messageId } = await ctx.services.alerts.ack(input.id, actor.user, input.note || null);
+      await record(
+        { ...ctx, actor },
+        {
+          action: ALERT_AUDIT_ACTIONS.alertAck,
+          host: alert.host,
+          unit: alert.unit,
+          reason: input.note || null,
+          detail: `alert ${alert.id} (${alert.rule}) acknowledged${messageId === null ? "; nothing had been sent, so no one is told" : `; message ${messageId} queued`}`,
+        },
+      );
+      return alert;
+    } catch (err) {
+      if (err instanceof AckError) throw new TRPCError({ code: err.code, message: err.message });
+      throw err;
+    }
+  });
+
 export const alertsRouter = router({
+  ack,
   list: signedInProcedure.input(alertListInput).query(({ input, ctx }) => ctx.services.alerts.list(input)),
   rules: signedInProcedure.query(({ ctx }) => ctx.services.alerts.rules()),
   deliveries: adminProcedure.input(deliveryListInput).query(({ input, ctx }) => ctx.services.alerts.deliveries(input)),

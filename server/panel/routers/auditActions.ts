@@ -8,6 +8,9 @@ export const ALERT_AUDIT_ACTIONS = {
   silenceRemove: "alert.silence.remove",
   statusPageUpdate: "status-page.update",
   statusPageRotateToken: "status-page.rotate-token",
+  alertAck: "alert.ack",
+  maintenanceCreate: "maintenance.create",
+  maintenanceEnd: "maintenance.end",
 } as const;
 
 /** Procedure path → audit action, for the endpoint's refusal records. */
@@ -20,4 +23,7 @@ export const ALERT_PROCEDURE_AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   "alerts.silences.remove": ALERT_AUDIT_ACTIONS.silenceRemove,
   "statusPage.update": ALERT_AUDIT_ACTIONS.statusPageUpdate,
   "statusPage.rotateToken": ALERT_AUDIT_ACTIONS.statusPageRotateToken,
+  "alerts.ack": ALERT_AUDIT_ACTIONS.alertAck,
+  "maintenance.create": ALERT_AUDIT_ACTIONS.maintenanceCreate,
+  "maintenance.end": ALERT_AUDIT_ACTIONS.maintenanceEnd,
 };

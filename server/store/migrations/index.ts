@@ -15,6 +15,7 @@ import type { SecretBox } from "../secretBox";
 import { apiTokensSchema } from "./005_api_tokens";
 import { oidcSchema } from "./006_oidc";
 import { pushSchema } from "./008_push";
+import { alertLifecycleSchema } from "./009_alert_lifecycle";
 
 /** `secrets`: the panel's key (../secretBox.ts), for migrations that seal stored secrets */
 export type MigrationFactory = (dialect: Dialect, secrets?: SecretBox) => Migration;
@@ -28,6 +29,7 @@ export const MIGRATIONS: [string, MigrationFactory][] = [
   ["005_api_tokens", apiTokensSchema],
   ["006_oidc", oidcSchema],
   ["008_push", pushSchema],
+  ["009_alert_lifecycle", alertLifecycleSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
