@@ -11,6 +11,10 @@
  * go to every viewer of it (fan-out items are shared by reference), and each viewer's stream
  * is one ReadableStream pulled by the socket.
  *
+ * A procedure that yields a PushFeed (./pushFeed.ts: `events.watch`) is pushed from then on:
+ * the fleet hub hands each frame to the viewer's writer (./sseWriter.ts), which writes straight
+ * to the socket when ./webBridge.ts serves the request (`directStreamOf`), or into the body.
+ *
  * Wire format (as @trpc/server 11's sse.ts writes it, so its httpSubscriptionLink reads it
  * unchanged): `event: connected` with the client options first; each item `data: <JSON>` plus
  * `id: <id>` when tracked; `event: ping` after intervalMs without anything sent; `event: return`
