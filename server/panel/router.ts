@@ -20,6 +20,7 @@ import { sessionRouter } from "./routers/sessionRouter";
 import { statusPageRouter } from "./routers/statusPageRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { tokensRouter } from "./routers/tokensRouter";
+import { twoFactorRouter } from "./routers/twoFactorRouter";
 import { unitsRouter } from "./routers/unitsRouter";
 import { usersRouter } from "./routers/usersRouter";
 
@@ -38,6 +39,7 @@ export const panelRouter = router({
   alerts: alertsRouter,
   statusPage: statusPageRouter,
   tokens: tokensRouter,
+  twoFactor: twoFactorRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

@@ -134,6 +134,28 @@ export interface OidcFlowsTable {
   used_at: Ms | null;
 }
 
+/** A user's TOTP second factor (migration 007): the secret sealed, the last accepted time step, hashed recovery codes. */
+export interface UserTotpTable {
+  user_id: number;
+  /** sealed (../secretBox.ts, context user_totp.secret/<user id>) */
+  secret: string;
+  created_at: Ms;
+  /** null while enrolment waits for its first code */
+  enabled_at: Ms | null;
+  last_step: Ms | null;
+  /** JSON list of SHA-256 hex of unused recovery codes */
+  recovery_codes: ColumnType<string, string | undefined, string>;
+}
+
+/** Sign-ins waiting for their second factor (migration 007). */
+export interface TotpChallengesTable {
+  id_hash: string;
+  user_id: number;
+  created_at: Ms;
+  expires_at: Ms;
+  failures: ColumnType<number, number | undefined, number>;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -146,4 +168,6 @@ export interface PanelSchema extends AlertTables {
   audit_once: AuditOnceTable;
   api_tokens: ApiTokensTable;
   oidc_flows: OidcFlowsTable;
+  user_totp: UserTotpTable;
+  totp_challenges: TotpChallengesTable;
 }

@@ -14,6 +14,7 @@ import { secretsSchema } from "./004_secrets";
 import type { SecretBox } from "../secretBox";
 import { apiTokensSchema } from "./005_api_tokens";
 import { oidcSchema } from "./006_oidc";
+import { totpSchema } from "./007_totp";
 
 /** `secrets`: the panel's key (../secretBox.ts), for migrations that seal stored secrets */
 export type MigrationFactory = (dialect: Dialect, secrets?: SecretBox) => Migration;
@@ -26,6 +27,7 @@ export const MIGRATIONS: [string, MigrationFactory][] = [
   ["004_secrets", secretsSchema],
   ["005_api_tokens", apiTokensSchema],
   ["006_oidc", oidcSchema],
+  ["007_totp", totpSchema],
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run against whatever schema came before them
