@@ -16,10 +16,11 @@ import { AuthError } from "../../auth/types";
 import { router } from "../../trpc";
 import { audited, notSignedIn, panelProcedure, type PanelRequest, type PanelServices } from "../trpc";
 
+const SSO_MFA = "You sign in through single sign-on: your identity provider asks for the second factor, not gpudeck.";
 const codeInput = z.string().trim().min(1, "type the code").max(64);
 
 /** The local account in this browser session (signed in, or enrolling), or why it cannot have a second factor. */
-async function sessionUser(req: PanelRequest, services: PanelServices) {
+async function sessionUser(req: PanelRequest, services: PanelServices, allow: { oidc?: boolean } = {}) {
   if (services.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in, so no two-factor sign-in." });
   const p = req.principal ?? req.twoFactorEnrolment ?? null;
   if (!p) throw notSignedIn(req);
@@ -30,11 +31,7 @@ async function sessionUser(req: PanelRequest, services: PanelServices) {
     });
   const user = await services.auth.users.getUserById(p.userId);
   if (!user) throw notSignedIn(req);
-  if (user.source === "oidc")
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: "You sign in through single sign-on: your identity provider asks for the second factor, not gpudeck.",
-    });
+  if (user.source === "oidc" && !allow.oidc) throw new TRPCError({ code: "BAD_REQUEST", message: SSO_MFA });
   return user;
 }
 
@@ -64,10 +61,13 @@ const fromAuthError = (err: unknown) =>
   err instanceof AuthError ? new TRPCError({ code: "BAD_REQUEST", message: `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`, cause: err }) : err;
 
 export const twoFactorRouter = router({
+  /** Whether it is on; `available` false (with why) for accounts it is not for (single sign-on). */
   status: panelProcedure.query(async ({ ctx }) => {
-    const user = await sessionUser(ctx.panelRequest, ctx.services);
-    const status = await ctx.services.auth.twoFactor.status(user.id);
-    return { ...status, required: ctx.services.auth.requireTwoFactorFor.includes(user.role) };
+    const user = await sessionUser(ctx.panelRequest, ctx.services, { oidc: true });
+    if (user.source === "oidc")
+      return { available: false, why: SSO_MFA, enabled: false, pending: false, enabledAt: null, recoveryCodesLeft: 0, required: false };
+    const required = ctx.services.auth.requireTwoFactorFor.includes(user.role);
+    return { available: true, why: null, ...(await ctx.services.auth.twoFactor.status(user.id)), required };
   }),
 
   /** A new secret for the authenticator app (starting over any set-up not yet confirmed); on only after `enable`. */
