@@ -32,6 +32,8 @@ export interface SessionsTable {
   last_seen_at: Ms;
   source_addr: string | null;
   user_agent: string | null;
+  /** single sign-on: the provider's ID token, sealed (migration 007; ../auth/oidc/idTokens.ts) */
+  oidc_id_token: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SetupTokensTable {

@@ -122,7 +122,7 @@ export const sessionRouter = router({
     // signed in through the provider: end its session too, where it has an end_session_endpoint
     const userId = req.principal?.userId ?? null;
     const fromProvider = services.oidc !== null && userId !== null && (await services.auth.users.getUserById(userId))?.source === "oidc";
-    const endSessionUrl = fromProvider ? await services.oidc!.endSessionUrl() : null;
+    const endSessionUrl = fromProvider ? await services.oidc!.endSessionUrl(req.sessionId) : null;
     const { ended, setCookie } = await services.auth.logout({
       sessionId: req.sessionId,
       secure: req.secure,

@@ -8,6 +8,9 @@
  * - `totp_challenges`: a sign-in whose password was right and whose code is still to come, keyed
  *   by the hash of the id given to that browser, short-lived, with its wrong codes counted (any
  *   replica answers the second step).
+ * - `sessions.oidc_id_token`: the provider's ID token of a single sign-on session, sealed
+ *   (context `sessions.oidc_id_token/<id hash>`), for the `id_token_hint` at sign-out
+ *   (../../auth/oidc/idTokens.ts); never sent to the browser.
  */
 import type { Kysely, Migration } from "kysely";
 
@@ -35,6 +38,7 @@ export function totpSchema(dialect: "sqlite" | "postgres"): Migration {
         .addColumn("failures", "integer", (c) => c.notNull().defaultTo(0))
         .execute();
       await db.schema.createIndex("totp_challenges_by_expiry").on("totp_challenges").column("expires_at").execute();
+      await db.schema.alterTable("sessions").addColumn("oidc_id_token", "text").execute();
     },
     async down() {
       throw new Error("gpudeck does not downgrade its database; restore a backup instead");
