@@ -19,7 +19,7 @@ async function signIn(page: Page, user: string) {
 /** the code an authenticator app shows `offsetMs` from now */
 const codeAt = (secret: string, offsetMs = 0) => authenticator.clone({ epoch: Date.now() + offsetMs }).generate(secret);
 
-test("an API token is shown once, listed without its secret, and refused once revoked", async ({ page }) => {
+test("an API token is shown once, listed without its secret, and refused once revoked", async ({ page, request }) => {
   await signIn(page, "tess");
   await expect(page.getByTestId("user-name")).toHaveText("tess");
   await page.goto("/account");
@@ -29,7 +29,8 @@ test("an API token is shown once, listed without its secret, and refused once re
   const shown = section.getByTestId("new-token").locator("code");
   await expect(shown).toHaveText(/^gdk_[A-Za-z0-9_-]{43}$/);
   const token = (await shown.textContent())!;
-  const units = (t: string) => page.request.get("/api/trpc/hosts.list", { headers: { authorization: `Bearer ${t}` } });
+  // as a script calls: no cookie (`request` has none of the page's), no Origin
+  const units = (t: string) => request.get("/api/trpc/hosts.list", { headers: { authorization: `Bearer ${t}` } });
   expect((await units(token)).status()).toBe(200);
   await page.reload();
   await expect(section.getByRole("list", { name: "API tokens" }).getByText("e2e-ci")).toBeVisible();
