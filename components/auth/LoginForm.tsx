@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc";
 import { CredentialFields } from "./CredentialFields";
 import { buttonClass, loadPage, safeNextPath } from "./shared";
 import { SsoButton, SsoRefusal } from "./SsoSignIn";
+import { TwoFactorStep } from "./TwoFactorStep";
 
 export function LoginForm() {
   const trpc = useTRPC();
@@ -18,10 +19,17 @@ export function LoginForm() {
   const localLogin = options.data?.localLogin ?? true;
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
+  // two-factor sign-in: the password was right, the code comes next (no session until then)
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const [restarted, setRestarted] = useState<string | null>(null);
   const login = useMutation(
     trpc.session.login.mutationOptions({
       // a full load, so live streams and caches start over with the new session
-      onSuccess: () => loadPage(next),
+      onSuccess: (r) => {
+        setPassword("");
+        if (r.twoFactor) setChallenge(r.twoFactor.challenge);
+        else loadPage(next);
+      },
       onError: () => setPassword(""),
     }),
   );
@@ -56,6 +64,18 @@ export function LoginForm() {
     </>
   );
   if (!localLogin && params.get("local") !== "1") return <div className="space-y-4">{ssoPart}</div>;
+  if (challenge)
+    return (
+      <TwoFactorStep
+        challenge={challenge}
+        next={next}
+        onRestart={(message) => {
+          setChallenge(null);
+          setRestarted(message);
+          login.reset();
+        }}
+      />
+    );
   return (
     <div className="space-y-4">
       {ssoPart}
@@ -81,6 +101,15 @@ export function LoginForm() {
           </p>
         )}
         <CredentialFields username={username} password={password} onUsername={setUsername} onPassword={setPassword} autoFocus />
+        {restarted && !error && (
+          <p
+            role="alert"
+            data-testid="login-error"
+            className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          >
+            {restarted}
+          </p>
+        )}
         {error && (
           <p
             role="alert"

@@ -71,6 +71,12 @@ export function UserMenu() {
     loadPage(next === "/" ? "/login" : `/login?next=${encodeURIComponent(next)}`);
   }, [signedOut, pathname]);
 
+  // a role that must use two-factor sign-in, not set up yet: the Account page until it is
+  const mustEnrol = me.data?.twoFactorEnrolment === true;
+  useEffect(() => {
+    if (mustEnrol && !pathname.startsWith("/account")) loadPage("/account");
+  }, [mustEnrol, pathname]);
+
   const user = me.data?.user;
   if (!user) {
     if (signedOut && !pathname.startsWith("/login")) {
@@ -101,7 +107,7 @@ export function UserMenu() {
         </p>
         {user.via === "session" && (
           <Link href="/account" className="block rounded px-2 py-1.5 hover:bg-zinc-100 dark:hover:bg-zinc-800">
-            Change password
+            Account: password, two-factor, tokens
           </Link>
         )}
         {!me.data?.demo && user.via === "session" && (

@@ -4,6 +4,7 @@
  *   admin    ada
  *   viewer   vera  (sees everything, changes nothing)
  *   operator otto  (units vllm-embed-*)
+ *   operator tess  (units vllm-embed-*; account.auth.spec.ts turns on her two-factor sign-in)
  * The agent and the panel share the data dir: the agent writes its bearer token there and the
  * panel reads it, as on a real single host. Env: E2E_AUTH_PORT (default 3101, as in
  * playwright.config.ts), E2E_AUTH_DATA_DIR (default .data/e2e-auth-PORT).
@@ -20,6 +21,8 @@ export const E2E_USERS = [
   { name: "ada", role: "admin", units: "" },
   { name: "vera", role: "viewer", units: "" },
   { name: "otto", role: "operator", units: "vllm-embed-*" },
+  // account.auth.spec.ts only (API tokens, then two-factor sign-in)
+  { name: "tess", role: "operator", units: "vllm-embed-*" },
 ] as const;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -73,7 +73,10 @@ test("signs in through the provider's real login page and lands where it was goi
   await expect(page).toHaveURL(`${PANEL}/audit`);
   await expect(page.getByTestId("user-name")).toHaveText("ada");
   await page.getByTestId("user-name").click();
+  // the provider is told whose session to end: the ID token, kept on the panel's server, as the hint
+  const endSession = page.waitForRequest((r) => r.url().startsWith(`${idp.issuer}/`) && r.isNavigationRequest());
   await page.getByRole("button", { name: "Sign out" }).click();
+  expect(new URL((await endSession).url()).searchParams.get("id_token_hint")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   await expect(page).toHaveURL(new RegExp(`^${idp.issuer}/`));
 });
 

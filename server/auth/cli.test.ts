@@ -8,6 +8,7 @@ import { testDatabasesForFile, type TestDb } from "../store/testing/databases";
 import { runUserCli, type CliIo } from "./cli";
 import { AuditStore } from "./audit";
 import { SessionStore } from "./sessions";
+import { codeAt, TotpStore } from "./totp";
 import { UserStore } from "./users";
 
 const dbs = testDatabasesForFile("npm run user");
@@ -161,6 +162,41 @@ describe.each(dbs.dialects)("npm run user on %s", (dialect) => {
     const last = pipedIo(tdb);
     expect(await runUserCli(["disable", "root"], last.io)).toBe(1);
     expect(last.err()).toBe("error: refusing to disable the last enabled admin\n");
+  });
+
+  it("reset-2fa turns a user's two-factor sign-in off, audited", async () => {
+    await runUserCli(["add", "alice", "--role", "admin"], pipedIo(tdb, PW).io);
+    await withStores(async (users) => {
+      const store = await tdb.open();
+      try {
+        const totp = new TotpStore(fixedStore(store));
+        const id = (await users.getUser("alice"))!.id;
+        const { secret } = await totp.begin(id, "alice");
+        await totp.confirm(id, codeAt(secret, Date.now()));
+        expect(await totp.isEnabled(id)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    });
+    const c = pipedIo(tdb);
+    expect(await runUserCli(["reset-2fa", "alice"], c.io)).toBe(0);
+    expect(c.out()).toBe("two-factor sign-in of 'alice' reset\n");
+    const again = pipedIo(tdb);
+    expect(await runUserCli(["reset-2fa", "alice"], again.io)).toBe(0);
+    expect(again.out()).toBe("'alice' had no two-factor sign-in\n");
+    await withStores(async (users, audit) => {
+      const store = await tdb.open();
+      try {
+        expect(await new TotpStore(fixedStore(store)).isEnabled((await users.getUser("alice"))!.id)).toBe(false);
+      } finally {
+        await store.close();
+      }
+      expect((await audit.queryAudit({ action: "user.2fa.reset" })).map((r) => r.detail)).toEqual([
+        "user=alice had no two-factor sign-in",
+        "user=alice two-factor sign-in reset",
+      ]);
+    });
+    expect(await runUserCli(["reset-2fa", "nobody"], pipedIo(tdb).io)).toBe(1);
   });
 
   it("set changes role and units", async () => {

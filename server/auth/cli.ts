@@ -9,6 +9,7 @@ import { openStore, redactDatabaseUrl, type Store } from "../store/database";
 import { fixedStore } from "../store/lazyStore";
 import { isDatabaseUnreachable, unreachableReason } from "../store/unavailable";
 import { AuditStore } from "./audit";
+import { TotpStore } from "./totp";
 import { UserStore } from "./users";
 import { AuthError, systemClock, type Clock, type User } from "./types";
 import { isRole, type Role } from "../contract/actors";
@@ -32,6 +33,8 @@ commands:
                      set a new password; signs the user out everywhere
   disable <name>     disable the user and sign them out everywhere
   enable <name>      enable a disabled user
+  reset-2fa <name>   turn the user's two-factor sign-in off (a lost phone); they sign in with
+                     their password and set it up again (at once where their role requires it)
   set <name> [--role ROLE] [--units GLOB[,GLOB…]]…
                      change role or unit patterns (--units '' clears them)
   list [--json]      list users
@@ -44,7 +47,7 @@ through the trusted reverse proxy. Database: PostgreSQL at $GPUDECK_DATABASE_URL
 (the panel replicas' one), else <data dir>/panel.db with $GPUDECK_DATA_DIR (default ./.data).
 `;
 
-const COMMANDS = ["add", "passwd", "disable", "enable", "set", "list", "setup-token"];
+const COMMANDS = ["add", "passwd", "disable", "enable", "reset-2fa", "set", "list", "setup-token"];
 
 class UsageError extends Error {}
 class CliError extends Error {}
@@ -260,6 +263,15 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
         const user = await users.setDisabled(name, command === "disable");
         await record(`user.${command}`, user.username);
         io.stdout.write(command === "disable" ? `disabled '${user.username}' and ended their sessions\n` : `enabled '${user.username}'\n`);
+        return 0;
+      }
+      case "reset-2fa": {
+        const name = oneName(rest, "reset-2fa");
+        const user = await users.getUser(name);
+        if (!user) throw new CliError(`no user named '${name}'`);
+        const removed = await new TotpStore(fixedStore(store), { clock }).remove(user.id);
+        await record("user.2fa.reset", user.username, removed ? "two-factor sign-in reset" : "had no two-factor sign-in");
+        io.stdout.write(removed ? `two-factor sign-in of '${user.username}' reset\n` : `'${user.username}' had no two-factor sign-in\n`);
         return 0;
       }
       case "set": {

@@ -28,6 +28,8 @@ import { AuthError, systemClock, type Clock, type Ms, type Principal, type User 
 import { UserStore } from "./users";
 import { PASSWORD_MAX_LENGTH } from "./passwords";
 import { TokenRateLimiter } from "./tokenRateLimit";
+import { TotpStore } from "./totp";
+import type { Role } from "../contract/actors";
 
 export interface PanelAuthOptions {
   clock?: Clock;
@@ -47,6 +49,8 @@ export interface PanelAuthOptions {
   refusals?: RefusalSink;
   /** API token requests per token per minute (GPUDECK_TOKEN_REQUESTS_PER_MINUTE). Default 600. */
   tokenRequestsPerMinute?: number;
+  /** Roles whose local accounts must sign in with a second factor (panel.require_2fa_for); they are sent to enrol first. */
+  requireTwoFactorFor?: readonly Role[];
 }
 
 /** A refusal of someone not signed in, for the audit log (through a cap). */
@@ -67,6 +71,8 @@ export interface RequestMeta {
 
 export type LoginResult =
   | { ok: true; user: User; sessionId: string; session: SessionInfo; setCookie: string }
+  /** The password was right; no session yet: the code comes next (./twoFactorLogin.ts) with this challenge. */
+  | { ok: false; reason: "two-factor"; challenge: string; message: string }
   | {
       ok: false;
       reason: "invalid-credentials" | "rate-limited";
@@ -77,7 +83,15 @@ export type LoginResult =
 
 export type AuthenticateResult =
   | { ok: true; principal: Principal; via: "proxy" }
-  | { ok: true; principal: Principal; via: "session"; sessionId: string; session: SessionInfo }
+  | {
+      ok: true;
+      principal: Principal;
+      via: "session";
+      sessionId: string;
+      session: SessionInfo;
+      /** their role must sign in with two factors and they have none yet: only enrolment (and sign-out) until they do */
+      enrolTwoFactor: boolean;
+    }
   | {
       ok: false;
       reason: SessionRefusal | "proxy-refused";
@@ -109,6 +123,8 @@ export class PanelAuth {
   readonly guard: RecentActionGuard;
   readonly proxy: ProxyAuthenticator;
   readonly authorization: Readonly<AuthorizationPolicy>;
+  readonly twoFactor: TotpStore;
+  readonly requireTwoFactorFor: readonly Role[];
   private readonly clock: Clock;
   private readonly refusals: RefusalSink;
 
@@ -140,6 +156,8 @@ export class PanelAuth {
     this.guard = new RecentActionGuard(store, { ...options.guard, clock: options.clock });
     this.proxy = new ProxyAuthenticator(options.proxy ?? PROXY_AUTH_DISABLED, this.users);
     this.authorization = Object.freeze({ ...DEFAULT_AUTHORIZATION_POLICY, ...options.authorization });
+    this.twoFactor = new TotpStore(store, { clock });
+    this.requireTwoFactorFor = Object.freeze([...(options.requireTwoFactorFor ?? [])]);
   }
 
   /** `can()` with this panel's authorization policy. */
@@ -153,7 +171,7 @@ export class PanelAuth {
   }
 
   /** A new session for `user`; when that ended their oldest (GPUDECK_SESSIONS_PER_USER), say so in the audit log. */
-  private async startSession(user: User, input: RequestMeta): Promise<{ id: string; session: SessionInfo }> {
+  async startSession(user: User, input: RequestMeta): Promise<{ id: string; session: SessionInfo }> {
     const { id, session, ended } = await this.sessions.createSession(user.id, input);
     if (ended > 0) {
       await this.audit.recordAudit({
@@ -186,6 +204,12 @@ export class PanelAuth {
     if (!check.ok) {
       await this.recordLogin(username, input, "refused", check.reason);
       return { ok: false, reason: "invalid-credentials", message: INVALID_CREDENTIALS };
+    }
+    if (check.user.source === "local" && (await this.twoFactor.isEnabled(check.user.id))) {
+      // no session until the code is right; this attempt's slot stays taken until then, so wrong
+      // codes and passwords count together (./twoFactorLogin.ts)
+      const challenge = await this.twoFactor.createChallenge(check.user.id);
+      return { ok: false, reason: "two-factor", challenge, message: "enter the code from your authenticator app" };
     }
     await attempt.succeeded();
     const { id, session } = await this.startSession(check.user, input);
@@ -272,11 +296,13 @@ export class PanelAuth {
       return { ok: false, reason: check.reason, message: SESSION_MESSAGES[check.reason], clearCookie: sentOurCookie };
     }
     const { user } = check;
+    const enrolTwoFactor = user.source === "local" && this.requireTwoFactorFor.includes(user.role) && !(await this.twoFactor.isEnabled(user.id));
     return {
       ok: true,
       via: "session",
       sessionId: sessionId!,
       session: check.session,
+      enrolTwoFactor,
       principal: { userId: user.id, username: user.username, role: user.role, unitPatterns: user.unitPatterns, via: "session" },
     };
   }

@@ -63,7 +63,8 @@ function clip(value: string | null | undefined): string | null {
   return typeof value === "string" ? value.slice(0, META_MAX) : null;
 }
 
-type SessionRow = Selectable<SessionsTable>;
+// the sealed ID token of a single sign-on session (./oidc/idTokens.ts) is read only at sign-out
+type SessionRow = Omit<Selectable<SessionsTable>, "oidc_id_token">;
 
 export class SessionStore {
   readonly policy: Readonly<SessionPolicy>;

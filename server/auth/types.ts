@@ -53,7 +53,8 @@ export type AuthErrorCode =
   | "invalid-setup-token"
   | "admin-exists"
   | "schema-too-new"
-  | "invalid-token";
+  | "invalid-token"
+  | "two-factor";
 
 /** Thrown by store mutations (user management, setup). `message` is safe to show to the caller. */
 export class AuthError extends Error {

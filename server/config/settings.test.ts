@@ -72,7 +72,7 @@ describe("deploy/gpudeck.example.toml", () => {
         documented.add(table);
         continue;
       }
-      const key = /^#?\s?([a-z_]+)\s*=/.exec(line.trim());
+      const key = /^#?\s?([a-z_][a-z0-9_]*)\s*=/.exec(line.trim());
       if (key) documented.add(table ? `${table}.${key[1]}` : key[1]!);
     }
     const undocumented = [...SETTINGS.map((s) => s.key), HOSTS_KEY].filter((k) => !documented.has(k));

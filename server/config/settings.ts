@@ -77,6 +77,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "panel.session.idle_minutes", env: "GPUDECK_SESSION_IDLE_MINUTES", kind: "number", role: "panel" },
   { key: "panel.session.max_hours", env: "GPUDECK_SESSION_MAX_HOURS", kind: "number", role: "panel" },
   { key: "panel.session.max_per_user", env: "GPUDECK_SESSIONS_PER_USER", kind: "number", role: "panel" },
+  { key: "panel.require_2fa_for", env: "GPUDECK_REQUIRE_2FA_FOR", kind: "list", role: "panel" },
   { key: "panel.proxy_auth.header", env: "GPUDECK_PROXY_AUTH_HEADER", kind: "string", role: "panel" },
   { key: "panel.proxy_auth.trusted_proxies", env: "GPUDECK_TRUSTED_PROXIES", kind: "list", role: "panel" },
   { key: "panel.proxy_auth.default_role", env: "GPUDECK_PROXY_DEFAULT_ROLE", kind: "string", role: "panel" },

@@ -29,4 +29,5 @@ export const USER_PROCEDURE_AUDIT_ACTIONS = {
   // refused before its input was read, enable and disable look the same
   setDisabled: "user.set-disabled",
   resetPassword: "user.passwd",
+  resetTwoFactor: "user.2fa.reset",
 } as const;

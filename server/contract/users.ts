@@ -16,6 +16,8 @@ export interface PanelUser {
   source: "local" | "oidc";
   createdAt: number;
   passwordChangedAt: number | null;
+  /** Two-factor sign-in (TOTP) is on for this local account. */
+  twoFactor: boolean;
   /** Last successful sign-in still in the audit log (retention applies); null when none. */
   lastSignInAt: number | null;
 }

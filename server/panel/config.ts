@@ -38,6 +38,8 @@
  *   GPUDECK_BATCH_MAX (default 20): calls in one batched API request
  *   Single sign-on: GPUDECK_OIDC_* (see server/auth/oidc/config.ts)
  *   Web Push: GPUDECK_PUSH, GPUDECK_PUSH_SUBJECT, GPUDECK_PUSH_GROUPS (see server/push/config.ts)
+ *   GPUDECK_REQUIRE_2FA_FOR  roles (comma-separated) whose local accounts must sign in with a TOTP code;
+ *                        they are sent to set it up after sign-in and can do nothing else until they have
  */
 import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
@@ -46,7 +48,7 @@ import { AlertsConfigError, loadAlertsConfig, type AlertsConfig } from "../alert
 import { loadPushConfig, PushConfigError, type PushConfig } from "../push/config";
 import { loadOidcConfig, OidcConfigError, type OidcConfig } from "../auth/oidc/config";
 import { trustedProxyList, trustedProxyRanges, type ProxyAuthConfig } from "../auth/proxy";
-import { isRole } from "../contract/actors";
+import { isRole, type Role } from "../contract/actors";
 import { EgressConfigError, egressPolicyFromEnv, type EgressPolicy } from "../egress/guard";
 import { HostsConfigError, loadHostsFromEnv, type HostConfig } from "./fleet/hostsConfig";
 
@@ -95,6 +97,8 @@ export interface PanelConfig {
   secretKey: string | null;
   /** [panel.oidc]: single sign-on through an OpenID Connect provider; null when off */
   oidc: OidcConfig | null;
+  /** Roles whose local accounts must use two-factor sign-in (GPUDECK_REQUIRE_2FA_FOR, panel.require_2fa_for) */
+  requireTwoFactorFor: Role[];
 }
 
 export class PanelConfigError extends Error {}
@@ -280,7 +284,15 @@ export function loadPanelConfig(env: Readonly<Record<string, string | undefined>
     egress: egressPolicyOf(env),
     secretKey: env.GPUDECK_SECRET_KEY?.trim() || null,
     oidc: oidcConfig(env, publicUrl),
+    requireTwoFactorFor: requiredTwoFactorRoles(env.GPUDECK_REQUIRE_2FA_FOR),
   };
+}
+
+function requiredTwoFactorRoles(value: string | undefined): Role[] {
+  const roles = list(value);
+  const wrong = roles.filter((r) => !isRole(r));
+  if (wrong.length) throw new PanelConfigError(`GPUDECK_REQUIRE_2FA_FOR (panel.require_2fa_for): ${wrong.join(", ")} is not a role (viewer, operator, admin)`);
+  return [...new Set(roles)] as Role[];
 }
 
 function egressPolicyOf(env: Readonly<Record<string, string | undefined>>): EgressPolicy {

@@ -49,6 +49,9 @@ export function clientAddress(headers: Headers, config: Pick<PanelConfig, "proxy
   return clientAddressResolver(config.proxy.trustedProxies).resolve(peerAddress(headers), headers.get("x-forwarded-for"));
 }
 
+/** Why a session that must enrol in two-factor sign-in can do nothing else yet. */
+export const TWO_FACTOR_ENROLMENT = "your role must sign in with two factors: set up two-factor sign-in on the Account page first";
+
 export const DEMO_ACTOR: Readonly<Actor> = Object.freeze({ user: "demo", role: "admin", unitPatterns: [] });
 
 /** The actor of a principal; an API token acts as "owner (token name)". */
@@ -102,6 +105,21 @@ export async function createPanelContext(req: Request, { config, services }: Con
   if (!who.ok) {
     if ("clearCookie" in who && who.clearCookie) resHeaders.append("Set-Cookie", clearSessionCookie({ secure: base.secure }));
     return signedOut(who.message);
+  }
+  if ("enrolTwoFactor" in who && who.enrolTwoFactor) {
+    return {
+      actor: null,
+      sourceAddr: sourceAddr ?? undefined,
+      panelRequest: {
+        ...base,
+        principal: null,
+        sessionId: who.sessionId,
+        authRefusal: TWO_FACTOR_ENROLMENT,
+        unavailable: null,
+        twoFactorEnrolment: who.principal,
+      },
+      services,
+    };
   }
   return {
     actor: actorOf(who.principal, sourceAddr),

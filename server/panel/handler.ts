@@ -89,7 +89,9 @@ export async function requestActor(req: Request, { config, services }: PanelEndp
     return token.ok ? actorOf(token.principal, clientAddress(req.headers, config)) : null;
   }
   const who = await services.auth.authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies, touch });
-  return who.ok ? actorOf(who.principal, clientAddress(req.headers, config)) : null;
+  // a session that must enrol in two-factor sign-in first may do nothing else (./context.ts)
+  if (!who.ok || ("enrolTwoFactor" in who && who.enrolTwoFactor)) return null;
+  return actorOf(who.principal, clientAddress(req.headers, config));
 }
 
 /** Refused before any procedure ran: audited with whoever the request's session says it is (if anyone). */

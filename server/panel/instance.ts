@@ -121,6 +121,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
     // answering the same alert). Kill is left out: restart right after a kill is the recovery.
     guard: { windowMs: config.actionGuardMs, actions: ["restart", "stop"] },
     tokenRequestsPerMinute: config.tokenRequestsPerMinute,
+    requireTwoFactorFor: config.requireTwoFactorFor,
     ...options.auth,
   });
   const proxyWarning = proxyTrustWarning(config.proxy);
@@ -235,7 +236,7 @@ export async function createPanel(config: PanelConfig, options: CreatePanelOptio
         config.demo ||
         (await auth
           .authenticate({ remoteAddress: peerAddress(req.headers), headers: req.headers, secure: config.secureCookies })
-          .then((who) => who.ok)
+          .then((who) => who.ok && !("enrolTwoFactor" in who && who.enrolTwoFactor))
           .catch(() => false)),
       shutdown: shutdown.signal,
       clientKey: (req) => {

@@ -112,11 +112,18 @@ describe.each(dbs.dialects)("single sign-on on %s", (dialect) => {
     expect((await tp.panel.auth.audit.queryAudit({ action: "user.add", limit: 1 }))[0]).toMatchObject({ user: "ada", outcome: "ok" });
     // no password sign-in for it
     expect((await call(tp.panel, "session.login", { input: { username: "ada", password: "anything at all here" } })).status).toBe(401);
-    // sign-out ends the panel's session and points at the provider's end_session_endpoint
+    // the provider's ID token stays on the server, sealed, with the session
+    const { db } = await tp.panel.services.store.get();
+    const kept = (await db.selectFrom("sessions").select("oidc_id_token").where("user_id", "=", user.id).executeTakeFirstOrThrow()).oidc_id_token;
+    expect(kept).toMatch(/^gdsec1\./);
+    // sign-out ends the panel's session and points at the provider's end_session_endpoint, with the ID token as the hint
     const out = await call(tp.panel, "session.logout", { cookie: session });
     const endSessionUrl = new URL((out.json?.result?.data as { endSessionUrl: string }).endSessionUrl);
     expect(endSessionUrl.origin).toBe(idp.issuer);
     expect(endSessionUrl.searchParams.get("post_logout_redirect_uri")).toBe(`${PUBLIC_URL}/login`);
+    const hint = endSessionUrl.searchParams.get("id_token_hint")!;
+    expect(hint).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(JSON.parse(Buffer.from(hint.split(".")[1]!, "base64url").toString())).toMatchObject({ aud: expect.anything(), iss: idp.issuer });
     expect((await me(session)).user).toBeNull();
   });
 

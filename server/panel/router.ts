@@ -22,6 +22,7 @@ import { sessionRouter } from "./routers/sessionRouter";
 import { statusPageRouter } from "./routers/statusPageRouter";
 import { setupRouter } from "./routers/setupRouter";
 import { tokensRouter } from "./routers/tokensRouter";
+import { twoFactorRouter } from "./routers/twoFactorRouter";
 import { unitsRouter } from "./routers/unitsRouter";
 import { usersRouter } from "./routers/usersRouter";
 
@@ -42,6 +43,7 @@ export const panelRouter = router({
   tokens: tokensRouter,
   push: pushRouter,
   maintenance: maintenanceRouter,
+  twoFactor: twoFactorRouter,
 });
 
 export type PanelRouter = typeof panelRouter;

@@ -51,6 +51,12 @@ export interface PanelRequest {
   authRefusal: string | null;
   /** The database could not be reached to authenticate this request: the sentence saying so (SERVICE_UNAVAILABLE). */
   unavailable: string | null;
+  /**
+   * A session whose role must sign in with two factors (panel.require_2fa_for) and who has not set
+   * it up: who they are, for enrolment and sign-out only. `principal` is null meanwhile, so every
+   * other procedure refuses them.
+   */
+  twoFactorEnrolment?: Principal | null;
   /** Procedures of this request whose refusals the `audited` middleware records (the endpoint then does not). */
   auditedCalls: Set<string>;
 }

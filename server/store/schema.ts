@@ -32,6 +32,8 @@ export interface SessionsTable {
   last_seen_at: Ms;
   source_addr: string | null;
   user_agent: string | null;
+  /** single sign-on: the provider's ID token, sealed (migration 007; ../auth/oidc/idTokens.ts) */
+  oidc_id_token: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SetupTokensTable {
@@ -154,6 +156,28 @@ export interface PushSubscriptionsTable {
   last_error: string | null;
 }
 
+/** A user's TOTP second factor (migration 007): the secret sealed, the last accepted time step, hashed recovery codes. */
+export interface UserTotpTable {
+  user_id: number;
+  /** sealed (../secretBox.ts, context user_totp.secret/<user id>) */
+  secret: string;
+  created_at: Ms;
+  /** null while enrolment waits for its first code */
+  enabled_at: Ms | null;
+  last_step: Ms | null;
+  /** JSON list of SHA-256 hex of unused recovery codes */
+  recovery_codes: ColumnType<string, string | undefined, string>;
+}
+
+/** Sign-ins waiting for their second factor (migration 007). */
+export interface TotpChallengesTable {
+  id_hash: string;
+  user_id: number;
+  created_at: Ms;
+  expires_at: Ms;
+  failures: ColumnType<number, number | undefined, number>;
+}
+
 export interface PanelSchema extends AlertTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -168,4 +192,6 @@ export interface PanelSchema extends AlertTables {
   oidc_flows: OidcFlowsTable;
   push_vapid: PushVapidTable;
   push_subscriptions: PushSubscriptionsTable;
+  user_totp: UserTotpTable;
+  totp_challenges: TotpChallengesTable;
 }

@@ -49,9 +49,18 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
       },
     }),
   );
+  const resetTwoFactor = useMutation(
+    trpc.users.resetTwoFactor.mutationOptions({
+      onSuccess: (user) => {
+        setDone(`Two-factor sign-in of ${user.name} is reset: they sign in with their password and set it up again.`);
+        void refresh();
+      },
+    }),
+  );
   const open = (p: Panel) => {
     setDone(null);
     enable.reset();
+    resetTwoFactor.reset();
     setPanel(panel === p ? null : p);
   };
   const finished = (message: string) => {
@@ -84,6 +93,7 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
             </span>
           )}
           {!u.hasPassword && <span className="block text-xs text-zinc-500 dark:text-zinc-400">no password (proxy sign-in only)</span>}
+          {u.twoFactor && <span className="block text-xs text-zinc-500 dark:text-zinc-400">two-factor sign-in on</span>}
         </Cell>
         <Cell label="Last sign-in">
           <span className="tabular-nums" title={u.lastSignInAt === null ? "No sign-in in the audit log" : new Date(u.lastSignInAt).toISOString()}>
@@ -98,6 +108,21 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
             {!isSelf && (
               <button type="button" className={secondaryButton} aria-expanded={panel === "password"} onClick={() => open("password")}>
                 Reset password
+              </button>
+            )}
+            {!isSelf && u.twoFactor && (
+              <button
+                type="button"
+                className={secondaryButton}
+                disabled={resetTwoFactor.isPending}
+                onClick={() => {
+                  setDone(null);
+                  setPanel(null);
+                  if (window.confirm(`Reset the two-factor sign-in of ${u.name}? They sign in with the password alone until they set it up again.`))
+                    resetTwoFactor.mutate({ username: u.name });
+                }}
+              >
+                Reset two-factor
               </button>
             )}
             {!isSelf &&
@@ -131,12 +156,13 @@ export function UserRow({ user: u, isSelf, panel, setPanel }: { user: PanelUser;
           )}
         </td>
       </tr>
-      {(panel || done || enable.error) && (
+      {(panel || done || enable.error || resetTwoFactor.error) && (
         <tr className="block sm:table-row">
           <td colSpan={6} className="block px-3 pb-3 sm:table-cell">
             <div className="space-y-3">
               {done && <OkNote>{done}</OkNote>}
               {enable.error && <ErrorNote>{enable.error.message}</ErrorNote>}
+              {resetTwoFactor.error && <ErrorNote>{resetTwoFactor.error.message}</ErrorNote>}
               {panel === "edit" && <EditPanel user={u} isSelf={isSelf} onDone={finished} onCancel={() => setPanel(null)} />}
               {panel === "password" && <PasswordPanel user={u} onDone={finished} onCancel={() => setPanel(null)} />}
               {panel === "disable" && <DisablePanel user={u} onDone={finished} onCancel={() => setPanel(null)} />}

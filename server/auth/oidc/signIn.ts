@@ -13,6 +13,7 @@ import { systemClock, type Clock } from "../types";
 import { usernameProblem } from "../users";
 import { accountForSignIn } from "./accounts";
 import { groupsOf, roleForGroups, type OidcConfig } from "./config";
+import { idTokenOf, keepIdToken } from "./idTokens";
 import { clearFlowCookie, flowCookie, FlowStore, flowIdFromCookies } from "./flows";
 
 /** A refusal before anyone is known (bad state, a provider error): the panel records these rate-limited. */
@@ -139,6 +140,7 @@ export class OidcSignIn {
     }
     const { flow } = lookup;
     let claims: Record<string, unknown>;
+    let idToken: string | undefined;
     try {
       const c = await this.discover();
       // the URL the provider redirected to, whatever Host the request arrived with
@@ -151,6 +153,7 @@ export class OidcSignIn {
       });
       const idClaims = tokens.claims();
       if (!idClaims) throw new Error("the provider sent no ID token");
+      idToken = tokens.id_token;
       claims = { ...idClaims };
       if (c.serverMetadata().userinfo_endpoint) {
         const info = await oidc.fetchUserInfo(c, tokens.access_token, idClaims.sub);
@@ -216,16 +219,23 @@ export class OidcSignIn {
       );
     }
     const { id, session } = await this.auth.sessions.createSession(user.id, meta);
+    await keepIdToken(this.auth.store, id, idToken);
     await this.record(meta, { name: user.username, role: user.role }, "ok", null, `group ${mapping.group}`);
     return { ok: true, next: flow.next, username: user.username, setCookies: [...clear, this.auth.cookieFor(id, session, meta)] };
   }
 
-  /** Where to send the browser after the panel's sign-out: the provider's end_session_endpoint, if it has one. */
-  async endSessionUrl(): Promise<string | null> {
+  /**
+   * Where to send the browser after the panel's sign-out: the provider's end_session_endpoint, if
+   * it has one, with the session's ID token as `id_token_hint` (call it before the session ends).
+   */
+  async endSessionUrl(sessionId: string | null = null): Promise<string | null> {
     try {
       const c = await this.discover();
       if (!c.serverMetadata().end_session_endpoint) return null;
-      return oidc.buildEndSessionUrl(c, { client_id: this.config.clientId, post_logout_redirect_uri: this.config.postLogoutRedirectUri }).href;
+      const hint = await idTokenOf(this.auth.store, sessionId);
+      const params: Record<string, string> = { client_id: this.config.clientId, post_logout_redirect_uri: this.config.postLogoutRedirectUri };
+      if (hint) params.id_token_hint = hint;
+      return oidc.buildEndSessionUrl(c, params).href;
     } catch {
       return null;
     }

@@ -4,6 +4,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { completeTwoFactorLogin } from "../../auth/twoFactorLogin";
 import { AuthError } from "../../auth/types";
 import type { Actor } from "../../contract/actors";
 import { OIDC_LOGIN_PATH } from "../../contract/oidc";
@@ -35,13 +36,32 @@ export const sessionRouter = router({
         setupPending: false,
         signedOutReason: null,
         unavailable: null,
+        twoFactorEnrolment: false,
       };
-    if (req.unavailable) return { user: null, demo: false, setupPending: false, signedOutReason: req.unavailable, unavailable: req.unavailable };
+    if (req.unavailable)
+      return { user: null, demo: false, setupPending: false, signedOutReason: req.unavailable, unavailable: req.unavailable, twoFactorEnrolment: false };
+    // signed in, but their role must use two factors and they have not set it up: the UI sends them to the Account page
+    if (req.twoFactorEnrolment)
+      return {
+        user: publicUser(req.twoFactorEnrolment, "session"),
+        demo: false,
+        setupPending: false,
+        signedOutReason: null,
+        unavailable: null,
+        twoFactorEnrolment: true,
+      };
     if (!ctx.actor || !req.principal) {
       const setupPending = (await services.auth.users.setupPending()) || (await services.auth.users.countActiveAdmins()) === 0;
-      return { user: null, demo: false, setupPending, signedOutReason: req.authRefusal, unavailable: null };
+      return { user: null, demo: false, setupPending, signedOutReason: req.authRefusal, unavailable: null, twoFactorEnrolment: false };
     }
-    return { user: publicUser(req.principal, req.principal.via), demo: false, setupPending: false, signedOutReason: null, unavailable: null };
+    return {
+      user: publicUser(req.principal, req.principal.via),
+      demo: false,
+      setupPending: false,
+      signedOutReason: null,
+      unavailable: null,
+      twoFactorEnrolment: false,
+    };
   }),
 
   /** How one signs in here: single sign-on's button (its label and route) and whether the password form is shown. Public. */
@@ -57,6 +77,8 @@ export const sessionRouter = router({
     const { panelRequest: req, services } = ctx;
     if (services.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
     const result = await services.auth.login({ ...input, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+    // the password was right and the account has two-factor sign-in: no session until the code (loginCode)
+    if (!result.ok && result.reason === "two-factor") return { user: null, twoFactor: { challenge: result.challenge } };
     if (!result.ok) {
       if (result.reason === "rate-limited") {
         const seconds = Math.max(1, Math.ceil((result.retryAfterMs ?? 60_000) / 1000));
@@ -67,7 +89,30 @@ export const sessionRouter = router({
     }
     if (req.sessionId) await services.auth.sessions.endSession(req.sessionId);
     req.resHeaders.append("Set-Cookie", result.setCookie);
-    return { user: publicUser(result.user, "session") };
+    return { user: publicUser(result.user, "session"), twoFactor: null };
+  }),
+
+  /**
+   * The second step of a sign-in with two-factor: the challenge `login` answered and a code from
+   * the authenticator app (or a recovery code). Rate-limited with the passwords; the session
+   * starts only when the code is right.
+   */
+  loginCode: panelProcedure.input(z.object({ challenge: z.string().max(64), code: z.string().max(64) }).strict()).mutation(async ({ input, ctx }) => {
+    const { panelRequest: req, services } = ctx;
+    if (services.demo) throw new TRPCError({ code: "BAD_REQUEST", message: "Demo mode has no sign-in: everyone is the demo admin." });
+    const result = await completeTwoFactorLogin(services.auth, { ...input, secure: req.secure, sourceAddr: req.sourceAddr, userAgent: req.userAgent });
+    if (!result.ok) {
+      const message = `${result.message[0]!.toUpperCase()}${result.message.slice(1)}.`;
+      if (result.reason === "rate-limited") {
+        req.resHeaders.set("Retry-After", String(Math.max(1, Math.ceil((result.retryAfterMs ?? 60_000) / 1000))));
+        throw new TRPCError({ code: "TOO_MANY_REQUESTS", message });
+      }
+      // expired: the browser asks for the password again (PRECONDITION_FAILED tells it so)
+      throw new TRPCError({ code: result.reason === "expired" ? "PRECONDITION_FAILED" : "UNAUTHORIZED", message });
+    }
+    if (req.sessionId) await services.auth.sessions.endSession(req.sessionId);
+    req.resHeaders.append("Set-Cookie", result.setCookie);
+    return { user: publicUser(result.user, "session"), recoveryCodesLeft: result.recoveryCodesLeft };
   }),
 
   logout: panelProcedure.mutation(async ({ ctx }) => {
@@ -77,7 +122,7 @@ export const sessionRouter = router({
     // signed in through the provider: end its session too, where it has an end_session_endpoint
     const userId = req.principal?.userId ?? null;
     const fromProvider = services.oidc !== null && userId !== null && (await services.auth.users.getUserById(userId))?.source === "oidc";
-    const endSessionUrl = fromProvider ? await services.oidc!.endSessionUrl() : null;
+    const endSessionUrl = fromProvider ? await services.oidc!.endSessionUrl(req.sessionId) : null;
     const { ended, setCookie } = await services.auth.logout({
       sessionId: req.sessionId,
       secure: req.secure,

@@ -5,7 +5,7 @@
  * - Admin only, checked here with `can(actor, "users.manage")`; viewers and operators get
  *   FORBIDDEN, and the refusal is audited.
  * - Every change and every refused change is in the audit log (`user.add`, `user.update`,
- *   `user.disable`, `user.enable`, `user.passwd`; unit null — the names the CLI records, so one
+ *   `user.disable`, `user.enable`, `user.passwd`, `user.2fa.reset`; unit null — the names the CLI records, so one
  *   filter finds both). The detail says what
  *   changed; a password never reaches the audit log, an error message or a log line.
  * - A password reset and a disable end every session of that user (the store deletes them in the
@@ -156,6 +156,7 @@ const view = async (auth: PanelAuth, u: User): Promise<PanelUser> => ({
   source: u.source,
   createdAt: u.createdAt,
   passwordChangedAt: u.passwordChangedAt,
+  twoFactor: await auth.twoFactor.isEnabled(u.id),
   lastSignInAt: await lastSignIn(auth, u.username),
 });
 
@@ -276,5 +277,18 @@ export const usersRouter = router({
       ctx.services.streams.changed();
       await record(ctx, "user.passwd", `user=${after.username} sessions ended`);
       return view(ctx.services.auth, after);
+    }),
+
+  /** Turn someone's two-factor sign-in off (a lost phone): they sign in with the password, and set it up again. */
+  resetTwoFactor: change("user.2fa.reset")
+    .input(z.object({ username: usernameSchema }).strict())
+    .mutation(async ({ input, ctx }) => {
+      const user = await existing(ctx.services.auth, input.username);
+      if (isSelf(ctx, user)) {
+        throw new TRPCError({ code: "FORBIDDEN", message: "Turn your own two-factor sign-in off on the account page; it asks for your password and a code." });
+      }
+      const removed = await ctx.services.auth.twoFactor.remove(user.id);
+      await record(ctx, "user.2fa.reset", `user=${user.username} ${removed ? "two-factor sign-in reset" : "had no two-factor sign-in"}`);
+      return view(ctx.services.auth, user);
     }),
 });

@@ -14,6 +14,7 @@ import { secretsSchema } from "./004_secrets";
 import type { SecretBox } from "../secretBox";
 import { apiTokensSchema } from "./005_api_tokens";
 import { oidcSchema } from "./006_oidc";
+import { totpSchema } from "./007_totp";
 import { pushSchema } from "./008_push";
 import { alertLifecycleSchema } from "./009_alert_lifecycle";
 
@@ -28,6 +29,7 @@ export const MIGRATIONS: [string, MigrationFactory][] = [
   ["004_secrets", secretsSchema],
   ["005_api_tokens", apiTokensSchema],
   ["006_oidc", oidcSchema],
+  ["007_totp", totpSchema],
   ["008_push", pushSchema],
   ["009_alert_lifecycle", alertLifecycleSchema],
 ];
