@@ -41,7 +41,8 @@ export interface PushDeviceView {
 /** What a phone shows: the JSON inside each push message (`gpudeck.push.v1`). */
 export interface PushNotificationPayload {
   schema: "gpudeck.push.v1";
-  kind: "alert" | "test";
+  /** as the alert message's (`AlertWebhookPayload.kind`): an escalation offers "Acknowledge" too */
+  kind: "alert" | "test" | "acknowledged" | "escalation";
   state: "firing" | "resolved";
   /** "gpu-b: vllm-kimi-k25.service failed" */
   title: string;

@@ -23,7 +23,8 @@ export function panelPath(link: string): string {
 }
 
 export function pushPayload(p: AlertWebhookPayload): PushNotificationPayload {
-  const single = p.kind === "alert" && p.count === 1;
+  // an escalation is the same alert again, unacknowledged: it offers "Acknowledge" as the start did
+  const single = (p.kind === "alert" || p.kind === "escalation") && p.count === 1;
   const headline = single ? (p.diagnosis?.headline ?? p.summary) : p.summary;
   const body = p.kind === "test" ? p.summary : p.state === "resolved" && single ? `Resolved. ${headline}` : headline;
   const out: PushNotificationPayload = {
