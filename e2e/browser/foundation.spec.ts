@@ -278,7 +278,9 @@ test("a host whose agent goes away shows down since …, keeps its units marked 
   await shot(page, "fleet-host-down");
 
   await expect(gpuC).toHaveAttribute("data-state", "connected", { timeout: 30_000 });
-  await expect(gpuC.getByTestId("host-since")).toHaveText(/^connected for /);
+  // healthy again: folded back to one line ("gpu-c · 20 serving"), without the error
+  await expect(gpuC.getByTestId("host-state")).toHaveText("connected");
+  await expect(gpuC).toHaveAttribute("data-folded", "true", { timeout: 15_000 });
   await expect(gpuC.getByTestId("host-error")).toHaveCount(0);
   await expect(page.locator('[data-testid="unit-row"][data-live="false"]')).toHaveCount(0);
   await expect(hostPage.getByTestId("connection")).toHaveAttribute("data-state", "live", { timeout: 10_000 });
