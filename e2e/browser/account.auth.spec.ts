@@ -3,7 +3,7 @@
  * and revoked; two-factor sign-in set up with a code computed here with otplib, then a sign-in
  * with password and code, a wrong code refused clearly. The user is tess, whom no other spec uses.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./fixtures";
 import { authenticator } from "otplib";
 import { E2E_PASSWORD } from "./authServer";
 

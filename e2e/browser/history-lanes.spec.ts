@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // The demo's gpu-b (healthy, simulated): the unit page asks units.timeline for the range shown
 // at about its width in points (24 h only when chosen), and draws the telemetry lanes under the

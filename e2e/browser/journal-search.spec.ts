@@ -2,7 +2,7 @@
  * The journal's filter bar on the demo (issue 24): priority and text narrow the lines and the
  * histogram appears; the URL holds the view, so "Copy link" reopens the same view in a new page.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 const UNIT_PAGE = "/hosts/gpu-a/units/vllm-kimi-k25.service";
 

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 // Against the demo (everyone is the demo admin): gpu-a's vllm-llama-70b.service fails from the
 // start, so it has an open alert to acknowledge. The maintenance window planned here lies in the

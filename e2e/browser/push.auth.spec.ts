@@ -3,7 +3,7 @@
  * (project "auth"): the manifest, its icons and the service worker are served, and the Account
  * page offers push on a secure origin (127.0.0.1 is one to browsers).
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { E2E_PASSWORD } from "./authServer";
 
 test("the manifest, its icons and a service worker that handles push only are served", async ({ request }) => {
