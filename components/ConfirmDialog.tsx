@@ -7,7 +7,9 @@ import { canHoldFocus, trapTab } from "./focus";
  * closing focus returns to the control that opened it (while that can still hold it: a pending
  * action's button is disabled, and the page's focus rescue takes over). A page may hold several (one
  * per action). An `alternative` is a second way to confirm (e.g. "Restart when its GPUs are free"
- * beside "Restart"), with the same reason; `focusAlternative` starts on it instead.
+ * beside "Restart"), with the same reason; `focusAlternative` starts on it instead;
+ * `preferAlternative` makes it the primary button (filled, Enter confirms it) and the plain
+ * confirm the secondary one.
  */
 export function ConfirmDialog(props: {
   open: boolean;
@@ -19,12 +21,18 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
   alternative?: { label: string; onConfirm: (reason: string) => void } | null;
   focusAlternative?: boolean;
+  preferAlternative?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
   const alternativeRef = useRef<HTMLButtonElement>(null);
   const { focusAlternative } = props;
   const titleId = useId();
+  // the primary (submit) button and the secondary one; swapped when the alternative is preferred
+  const alt = props.alternative ?? null;
+  const swap = alt !== null && props.preferAlternative === true;
+  const primary = swap ? { label: alt.label, onConfirm: alt.onConfirm } : { label: props.confirmLabel, onConfirm: props.onConfirm };
+  const secondary = !alt ? null : swap ? { label: props.confirmLabel, onConfirm: props.onConfirm } : alt;
   const [reason, setReason] = useState("");
   useEffect(() => {
     const d = ref.current;
@@ -33,7 +41,7 @@ export function ConfirmDialog(props: {
       setReason("");
       opener.current = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
       d.showModal();
-      if (focusAlternative) alternativeRef.current?.focus();
+      if (focusAlternative) alternativeRef.current?.focus(); // the ref is on whichever button the alternative is
     }
     if (!props.open && d.open) {
       d.close();
@@ -59,7 +67,7 @@ export function ConfirmDialog(props: {
         className="space-y-4 p-5"
         onSubmit={(e) => {
           e.preventDefault();
-          props.onConfirm(reason.trim());
+          primary.onConfirm(reason.trim());
         }}
       >
         <h2 id={titleId} className="text-lg font-semibold">
@@ -81,22 +89,23 @@ export function ConfirmDialog(props: {
           <button type="button" onClick={props.onCancel} className="rounded-md border border-zinc-300 px-4 py-2.5 text-sm font-medium dark:border-zinc-700">
             Cancel
           </button>
-          {props.alternative && (
+          {secondary && (
             <button
-              ref={alternativeRef}
+              ref={swap ? undefined : alternativeRef}
               type="button"
-              onClick={() => props.alternative!.onConfirm(reason.trim())}
+              onClick={() => secondary.onConfirm(reason.trim())}
               className="rounded-md border-2 border-blue-700 bg-white px-4 py-2.5 text-sm font-semibold text-blue-800 hover:bg-blue-50 dark:bg-zinc-900 dark:text-blue-300"
             >
-              {props.alternative.label}
+              {secondary.label}
             </button>
           )}
           <button
+            ref={swap ? alternativeRef : undefined}
             type="submit"
-            autoFocus={!(props.alternative && props.focusAlternative)}
+            autoFocus={swap || !(alt && props.focusAlternative)}
             className={`rounded-md px-4 py-2.5 text-sm font-semibold text-white ${props.danger ? "bg-red-700 hover:bg-red-800" : "bg-blue-700 hover:bg-blue-800"}`}
           >
-            {props.confirmLabel}
+            {primary.label}
           </button>
         </div>
       </form>

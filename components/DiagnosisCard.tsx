@@ -1,14 +1,20 @@
 "use client";
 /**
  * "Why won't it start?": the agent's diagnosis of the unit, recomputed as its facts change.
- * Polls faster while something is wrong, and refetches at once on every state change.
+ * Polls faster while something is wrong, and refetches at once on every state change. While a
+ * GPU-aware operation runs for the unit, the card speaks of the operation instead (what it waits
+ * for, since when, by whom) and offers no action; while the engine loads, its progress comes from
+ * the live stream, in the header's words, not from the last diagnosis (which lags it).
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { formatDuration } from "@/server/contract/format";
 import { hostUnitHref } from "@/components/fleet/links";
-import { useLive } from "@/components/live/LiveProvider";
+import { useLive, useNow } from "@/components/live/LiveProvider";
+import { OperationDiagnosis } from "@/components/operations/OperationDiagnosis";
+import { readinessText } from "@/components/readiness/readinessText";
+import { isFinalOperationStep, type Operation } from "@/server/contract/operations";
 import { useTRPC } from "@/components/trpc";
 import type { Diagnosis, DiagnosisActionKind } from "@/server/contract/diagnosis";
 
@@ -51,14 +57,30 @@ export function useDiagnosis(host: string, name: string, enabled = true) {
   const { refetch } = query;
   useEffect(() => {
     if (enabled) void refetch();
-  }, [u?.activeState, u?.subState, u?.job?.id, u?.nRestarts, enabled, refetch]);
+  }, [u?.activeState, u?.subState, u?.job?.id, u?.nRestarts, u?.readiness?.state, u?.readiness?.stage, enabled, refetch]);
   return query;
 }
 
-export function DiagnosisCard({ host, name, onAction }: { host: string; name: string; onAction: (action: DiagnosisAction) => void }) {
-  const hostState = useLive().host(host)?.summary?.state;
+export function DiagnosisCard({
+  host,
+  name,
+  onAction,
+  operation = null,
+}: {
+  host: string;
+  name: string;
+  onAction: (action: DiagnosisAction) => void;
+  /** the unit's latest GPU-aware operation (live); while it runs the card speaks of it */
+  operation?: Operation | null;
+}) {
+  const hostLive = useLive().host(host);
+  const hostState = hostLive?.summary?.state;
+  const readiness = hostLive?.units.get(name)?.readiness;
+  const now = useNow(1000);
   const { data, error, isLoading } = useDiagnosis(host, name, hostState === "connected");
   const [open, setOpen] = useState(false);
+  if (operation && !isFinalOperationStep(operation.step) && hostState === "connected")
+    return <OperationDiagnosis operation={operation} readiness={readiness} nowMs={now} />;
   // only the agent can diagnose: an old answer would pass for a current one
   if (hostState !== undefined && hostState !== "connected")
     return <p className="text-sm text-zinc-500 dark:text-zinc-400">No diagnosis while {host} is not connected.</p>;
@@ -66,6 +88,9 @@ export function DiagnosisCard({ host, name, onAction }: { host: string; name: st
   if (error || !data) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
   const step = data.nextStep;
   const action = step?.action;
+  // the live stream's progress ("loading weights 37/119 · … · ready in about 3 min"), as in the header
+  const liveLoading = data.code === "engine-loading" && readiness?.state === "loading" ? readinessText(readiness, now) : null;
+  const headline = liveLoading ? `Not serving yet: ${liveLoading.text}.` : data.headline;
   return (
     <section
       aria-labelledby="diagnosis-heading"
@@ -78,7 +103,7 @@ export function DiagnosisCard({ host, name, onAction }: { host: string; name: st
         {SEVERITY_WORD[data.severity]} · why is it in this state?
       </h2>
       <p className="mt-1 text-base font-medium leading-snug" data-testid="diagnosis-headline">
-        {data.headline}
+        {headline}
       </p>
       {data.etaMs !== undefined && data.severity !== "ok" && <p className="mt-1 text-sm opacity-90">Expected in about {formatDuration(data.etaMs)}.</p>}
       {step && (

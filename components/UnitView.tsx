@@ -95,7 +95,12 @@ export function UnitView({ host, name }: { host: string; name: string }) {
         <StopLoopAction ref={stopLoop} host={host} name={name} unit={unit} permission={hostLive?.isLive ? detailQuery.data?.permissions.stop : undefined} />
       </header>
 
-      <DiagnosisCard host={host} name={name} onAction={(a) => (a === "stop-loop" ? stopLoop.current?.request() : actions.current?.request(a))} />
+      <DiagnosisCard
+        host={host}
+        name={name}
+        operation={ongoing}
+        onAction={(a) => (a === "stop-loop" ? stopLoop.current?.request() : actions.current?.request(a))}
+      />
 
       <UnitHistory host={host} name={name} current={unit} />
 

@@ -29,7 +29,8 @@ export function useLatestUnitOperation(host: string, unit: string): Operation | 
   const hostLive = useLive().host(host);
   const listed = useQuery(trpc.operations.list.queryOptions({ host, unit }, { retry: false, enabled: hostLive?.isLive === true }));
   const all = [...(listed.data ?? []), ...[...(hostLive?.operations.values() ?? [])].filter((o) => o.unit === unit)];
+  // the newest operation, and of its copies (the list's answer, the stream's events) the newest
   let latest: Operation | null = null;
-  for (const op of all) if (!latest || op.createdAtMs > latest.createdAtMs) latest = op;
+  for (const op of all) if (!latest || op.createdAtMs > latest.createdAtMs || (op.id === latest.id && newest(latest, op) === op)) latest = op;
   return latest;
 }

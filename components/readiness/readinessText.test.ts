@@ -12,6 +12,12 @@ describe("readinessText", () => {
     expect(readinessText(readiness("loading", { stage: "capturing CUDA graphs" }), NOW)!.text).toBe("capturing CUDA graphs · 2 min 10 s");
   });
 
+  it("loading with an estimate from the last starts: ready in about N min, and never a passed estimate as if it held", () => {
+    const r = readiness("loading", { stage: "loading weights", progress: { done: 37, total: 119 }, estimatedReadyAtMs: NOW + 3 * 60_000 });
+    expect(readinessText(r, NOW)!.text).toBe("loading weights 37/119 · 2 min 10 s · ready in about 3 min");
+    expect(readinessText({ ...r, estimatedReadyAtMs: NOW - 1000 }, NOW)!.text).toBe("loading weights 37/119 · 2 min 10 s · taking longer than usual");
+  });
+
   it("serving: with the models it serves", () => {
     expect(readinessText(readiness("serving", { models: ["/models/kimi-k2.5"] }), NOW)!.text).toBe("serving /models/kimi-k2.5");
     expect(readinessText(readiness("serving"), NOW)).toEqual({ state: "serving", tone: "ok", text: "serving" });

@@ -1,10 +1,11 @@
 /**
  * Whether the engine under a unit serves, in words for the unit lists and the unit header:
- * "loading weights 37/119 · 2 min 10 s", "serving /models/kimi-k2.5", "not serving: connection
+ * "loading weights 37/119 · 2 min 10 s · ready in about 3 min" (from the unit's last starts; "taking
+ * longer than usual" once that time has passed), "serving /models/kimi-k2.5", "not serving: connection
  * refused · 40 s", "engine failed: CUDA out of memory". Pure, so the 3 a.m. wording is tested.
  */
 import { formatDuration, truncate } from "@/server/contract/format";
-import type { EngineKind, Readiness, ReadinessState } from "@/server/contract/readiness";
+import { readyEstimateWords, type EngineKind, type Readiness, type ReadinessState } from "@/server/contract/readiness";
 
 /** ok: serving; busy: loading; warn: running but not answering; bad: the engine failed. */
 export type ReadinessTone = "ok" | "busy" | "warn" | "bad";
@@ -41,7 +42,8 @@ export function readinessText(r: Readiness | undefined, nowMs: number): Readines
     case "loading": {
       const stage = r.stage ?? "loading";
       const progress = progressText(r.progress);
-      return { state: r.state, tone: "busy", text: `${stage}${progress ? ` ${progress}` : ""} · ${since}` };
+      const eta = readyEstimateWords(r, nowMs);
+      return { state: r.state, tone: "busy", text: `${stage}${progress ? ` ${progress}` : ""} · ${since}${eta ? ` · ${eta}` : ""}` };
     }
     case "serving":
       // a warning (Ollama on the CPU) is shown beside serving, never instead of it

@@ -9,6 +9,8 @@
  *
  * Restart's dialog also offers "Restart when its GPUs are free" where the unit's processes (live or
  * exited) hold GPU memory: `units.restart({ waitForGpus: true })` begins an operation instead of a job.
+ * Where a killed (exited) run's memory is still held, that is the dialog's primary button: a plain
+ * restart would start the engine on GPUs that are still full.
  */
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useImperativeHandle, useState, type Ref } from "react";
@@ -81,6 +83,7 @@ export function UnitAction({
   const [confirming, setConfirming] = useState<false | "plain" | "when-free">(false);
   const label = ACTION_LABEL[action];
   const offersWhenFree = action === "restart" && gpuWait.length > 0;
+  const exitedStillHeld = offersWhenFree && gpuWait.some((w) => w.exitedPids.length > 0);
 
   const run = (reason: string, confirmed: boolean, waitForGpus = false) => {
     setConfirming(false);
@@ -116,6 +119,7 @@ export function UnitAction({
             offersWhenFree ? { label: "Restart when its GPUs are free", onConfirm: (reason) => run(reason, repeatGuarded(action, recent), true) } : null
           }
           focusAlternative={offersWhenFree && confirming === "when-free"}
+          preferAlternative={exitedStillHeld}
         >
           <ActionConsequences
             action={action}
@@ -130,6 +134,12 @@ export function UnitAction({
             <Suspense fallback={null}>
               <GpuWaitSummary items={gpuWait} kind="restart" />
             </Suspense>
+          )}
+          {exitedStillHeld && (
+            <p data-testid="exited-memory-note">
+              Processes of its last run have exited but their memory is still held: a plain restart would start it on GPUs that are still full, so the restart
+              waits for the memory by default.
+            </p>
           )}
         </ConfirmDialog>
       )}

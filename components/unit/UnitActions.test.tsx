@@ -106,7 +106,19 @@ describe("UnitActions", () => {
     expect(restartDialog).toContain("GPU 0: 75.0 GiB by exited 4111");
     expect(restartDialog).toContain("GPU 1: 75.0 GiB by PID 4112");
     expect(restartDialog).toContain("150 GiB");
-    // the plain restart stays the dialog's own button
-    expect(restartDialog).toContain(">Restart vllm.service</button>");
+    // a killed run's memory is still held (exited 4111): the GPU-aware restart is the primary button
+    expect(restartDialog).toMatch(/<button type="submit"[^>]*>Restart when its GPUs are free<\/button>/);
+    expect(restartDialog).toMatch(/<button type="button"[^>]*>Restart vllm.service<\/button>/);
+    expect(restartDialog).toContain("a plain restart would start it on GPUs that are still full");
+  });
+
+  it("where only live processes hold the memory, the plain restart stays the dialog's primary button", () => {
+    const live: GpuWaitItem[] = [{ uuid: "GPU-1", index: 1, heldMiB: 76_800, pids: [4112], exitedPids: [], unknownPids: [] }];
+    const restartDialog = [...render(everything, running, live).matchAll(/<dialog[\s\S]*?<\/dialog>/g)]
+      .map((m) => m[0])
+      .find((d) => d.includes("Restart vllm.service?"))!;
+    expect(restartDialog).toMatch(/<button type="submit"[^>]*>Restart vllm.service<\/button>/);
+    expect(restartDialog).toMatch(/<button type="button"[^>]*>Restart when its GPUs are free<\/button>/);
+    expect(restartDialog).not.toContain("still full");
   });
 });

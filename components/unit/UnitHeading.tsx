@@ -1,7 +1,8 @@
 "use client";
 /**
  * The top of the unit page: the way back (fleet, host), name, state badge and whether its engine
- * serves, a crash-loop badge while it loops, and one line of what it is doing.
+ * serves, a crash-loop badge while it loops, one line of what it is doing, and what the agent's
+ * self-heal did (for an hour after) or why it held back.
  */
 import Link from "next/link";
 import { CrashLoopBadge } from "@/components/crash-loop/CrashLoopBadge";
@@ -56,6 +57,11 @@ export function UnitHeading({ host, name, unit }: { host: string; name: string; 
           </>
         )}
       </p>
+      {unit.selfHeal && (
+        <p className="text-sm" data-testid="self-heal" data-state={unit.selfHeal.state}>
+          <b>Self-heal:</b> {unit.selfHeal.message} <span className="text-zinc-500 dark:text-zinc-400">({unit.selfHeal.reason})</span>
+        </p>
+      )}
     </>
   );
 }

@@ -14,7 +14,7 @@
  *   --crash-loop N/M     GPUDECK_CRASH_LOOP     (N restarts within M make a crash loop; default 5/10m)
  *   --journalctl PATH    GPUDECK_JOURNALCTL     (journalctl for the kernel log's GPU faults; default "journalctl")
  *   GPUDECK_READINESS (JSON) or GPUDECK_READINESS_FILE (a JSON file): per-unit readiness overrides
- *                        ({ "unit-or-glob": { engine, probeUrl, probe } }, see readiness/config.ts)
+ *                        ({ "unit-or-glob": { engine, probeUrl, probe, healAfter, healMax } }, see readiness/config.ts)
  *   Simulated hosts only: GPUDECK_SIM_PROFILE (incident | healthy | fleet), GPUDECK_SIM_HOSTNAME
  *   (the machine name the agent reports), GPUDECK_SIM_SPEED (time factor), GPUDECK_SIM_DRAIN_S (a killed
  *   process's memory drains in this many simulated seconds; default 30)

@@ -19,6 +19,7 @@ import { createAgentServer, plainHttpRefusal } from "./listen";
 import { closeAgentParts, createAgentParts } from "./agentParts";
 import { closeReadiness, createHttpEngineProbe, startReadiness } from "./readiness/index";
 import { EMPTY_READINESS_CONFIG } from "./readiness/config";
+import { SelfHealer, selfHealConfigured } from "./selfHeal/healer";
 import { JournalctlKernelLog } from "./faults/kernelLog";
 import { MemoryPoolAttributor, meminfoReader } from "./gpu/memoryPool";
 import { withProcessControl } from "./gpu/processControl";
@@ -165,6 +166,11 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
 
   await hub.start();
   const readiness = await startReadiness(hub, { config: config.readiness ?? EMPTY_READINESS_CONFIG, store, log });
+  // opt-in: only where a unit's probe settings carry healAfter
+  const readinessConfig = config.readiness ?? EMPTY_READINESS_CONFIG;
+  const healer = selfHealConfigured(readinessConfig)
+    ? new SelfHealer(hub, readiness, parts.operations, parts.crashLoops, { config: readinessConfig, log })
+    : null;
   parts.faults.start(host.kernelLog);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -184,6 +190,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     close() {
       closing ??= (async () => {
         shutdown.abort();
+        healer?.close();
         await new Promise((r) => setTimeout(r, 50)); // let streams send their final error
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));

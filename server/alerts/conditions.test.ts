@@ -116,6 +116,28 @@ describe("conditions", () => {
     });
     expect(rulesOf(host([unit("a.service", { readiness: readiness("serving", NOW - 60 * MIN) })]))).toEqual([]);
     expect(rulesOf(host([unit("a.service")]))).toEqual([]);
+    // after a self-heal restart: what was done, and when it should serve again
+    const selfHeal = {
+      state: "loading" as const,
+      atMs: NOW - 12 * MIN,
+      reason: "its readiness probe failed for 5 min",
+      operationId: "b-o1",
+      message: "gpudeck restarted it by itself at 03:00:00 UTC (self-heal); it is starting again (loading weights).",
+      inLastHour: 1,
+      max: 2,
+    };
+    const loading = { ...readiness("loading", NOW - 11 * MIN), estimatedReadyAtMs: NOW + 3 * MIN };
+    const at = new Date(NOW + 3 * MIN).toISOString().slice(11, 19);
+    expect(evaluate(host([unit("a.service", { readiness: loading })]))[0]?.summary).toBe(
+      `a.service is active but still loading weights, expected to serve around ${at} UTC (for 11 min).`,
+    );
+    expect(evaluate(host([unit("a.service", { readiness: loading, selfHeal })]))[0]?.summary).toBe(
+      `a.service is active but still loading weights, expected to serve around ${at} UTC (for 11 min). ${selfHeal.message}`,
+    );
+    // an estimate already passed is not repeated as if it held
+    expect(evaluate(host([unit("a.service", { readiness: { ...loading, estimatedReadyAtMs: NOW - 1 } })]))[0]?.summary).toBe(
+      "a.service is active but still loading weights (for 11 min).",
+    );
   });
 
   it("GPU memory held by an exited process longer than the threshold, per unit", () => {

@@ -8,7 +8,7 @@
 import type { AlertRuleId, AlertSeverity } from "../contract/alerts";
 import type { GpuFault } from "../contract/faults";
 import type { HostState } from "../contract/fleet";
-import { formatDurationWords, formatMiBRounded, formatState, plural } from "../contract/format";
+import { formatClock, formatDurationWords, formatMiBRounded, formatState, plural } from "../contract/format";
 import type { BackendStatus, GpuSample, UnitSummary } from "../contract/types";
 import { ruleSetting, type RuleTable } from "./rules";
 
@@ -170,7 +170,7 @@ function unitConditions(u: UnitSummary, nowMs: number, add: AddUnit, clock: Sinc
     const limit =
       u.result === "start-limit-hit" &&
       add("start-limit-hit", changed, "critical", `Start limit hit: systemd stopped restarting ${u.name} (failed, start-limit-hit).`);
-    if (!limit) add("unit-failed", changed, "critical", `${u.name} failed (${u.result || "no result"}).`);
+    if (!limit) add("unit-failed", changed, "critical", `${u.name} failed (${u.result || "no result"}).${u.selfHeal ? ` ${u.selfHeal.message}` : ""}`);
   }
 
   if (u.crashLoop) {
@@ -190,11 +190,13 @@ function unitConditions(u: UnitSummary, nowMs: number, add: AddUnit, clock: Sinc
     const since = clock.get(key("not-serving"), Math.min(r.sinceMs, nowMs));
     const how =
       r.state === "loading"
-        ? `still ${r.stage ?? "loading"}`
+        ? `still ${r.stage ?? "loading"}${r.estimatedReadyAtMs !== undefined && r.estimatedReadyAtMs > nowMs ? `, expected to serve around ${formatClock(r.estimatedReadyAtMs)} UTC` : ""}`
         : r.state === "failed"
           ? `its engine failed${r.reason ? `: ${r.reason}` : ""}`
           : `not serving${r.reason ? `: ${r.reason}` : ""}`;
-    add("not-serving", since, "warning", `${u.name} is active but ${how} (for ${formatDurationWords(nowMs - since)}).`);
+    // what self-heal did about it (agent's UnitSummary.selfHeal), and whether it came back
+    const healed = u.selfHeal ? ` ${u.selfHeal.message}` : "";
+    add("not-serving", since, "warning", `${u.name} is active but ${how} (for ${formatDurationWords(nowMs - since)}).${healed}`);
   }
 }
 

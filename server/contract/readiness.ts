@@ -65,6 +65,13 @@ export interface Readiness {
   vramMiB?: Record<string, number>;
   /** a warning the engine logged that is not a failure (Ollama found no GPU and runs on the CPU); absent when none */
   warning?: string | null;
+  /**
+   * While loading: when the engine is expected to serve (epoch ms), from the unit's last starts
+   * that reached serving (the median time from entering the current stage to serving). Absent
+   * when unknown (no such start recorded, or not loading). It may lie in the past: "taking
+   * longer than usual", never "ready in …" (see `readyEstimateWords`).
+   */
+  estimatedReadyAtMs?: Ms;
 }
 
 /** A change of a unit's readiness state or stage, for the timeline's readiness lane. */
@@ -116,4 +123,19 @@ export interface EngineHistoryRow {
   itlP50Ms: number | null;
   itlP95Ms: number | null;
   tokensPerSecond: number | null;
+}
+
+/**
+ * "ready in about 3 min" while the estimate lies ahead, "taking longer than usual" once it has
+ * passed, null when there is none (or the unit is not loading).
+ */
+export function readyEstimateWords(r: Pick<Readiness, "state" | "estimatedReadyAtMs"> | null | undefined, nowMs: number): string | null {
+  if (!r || r.state !== "loading" || r.estimatedReadyAtMs === undefined) return null;
+  const left = r.estimatedReadyAtMs - nowMs;
+  if (left <= 0) return "taking longer than usual";
+  if (left < 60_000) return "ready in under a minute";
+  const min = Math.round(left / 60_000);
+  if (min < 90) return `ready in about ${min} min`;
+  const h = Math.round(left / 360_000) / 10;
+  return `ready in about ${h} h`;
 }

@@ -8,6 +8,7 @@
  */
 import type { CrashLoopMarker } from "./faults";
 import type { EngineMetrics, Readiness } from "./readiness";
+import type { SelfHealMarker } from "./selfHeal";
 
 export type Usec = number; // microseconds since the Unix epoch (systemd's own clock)
 export type Ms = number; // milliseconds since the Unix epoch
@@ -44,6 +45,8 @@ export interface UnitSummary extends UnitStatePair {
    * readiness (units.list, units.get, unit events); absent from older agents.
    */
   readiness?: Readiness;
+  /** What the agent's self-heal (healAfter) last did for the unit, for an hour after; absent otherwise. */
+  selfHeal?: SelfHealMarker;
 }
 
 export interface ExecCommand {

@@ -76,7 +76,13 @@ const START_WORDS: Record<string, string> = {
   "auto-restart": "restarting after a failure",
 };
 
-export function unitStatus(host: StatusHost | undefined, unitName: string): UnitStatus {
+/** ", expected back around 14:20 UTC" from the agent's estimate; once that has passed, "taking longer than usual". */
+function expectedBack(atMs: number | undefined, nowMs: number): string {
+  if (atMs === undefined) return "";
+  return atMs > nowMs ? `, expected back around ${clockUtc(atMs)}` : ", taking longer than usual";
+}
+
+export function unitStatus(host: StatusHost | undefined, unitName: string, nowMs = Date.now()): UnitStatus {
   if (!host) return { state: "unknown", words: "Status unknown", sinceMs: null };
   if (host.state !== "connected" || host.bootId === null)
     return { state: "unknown", words: `Status unknown since ${clockUtc(host.sinceMs)}`, sinceMs: host.sinceMs };
@@ -87,7 +93,8 @@ export function unitStatus(host: StatusHost | undefined, unitName: string): Unit
   switch (u.activeState) {
     case "active":
     case "reloading":
-      if (r?.state === "loading") return { state: "starting", words: `Starting — ${plainStage(r.stage)}`, sinceMs: r.sinceMs };
+      if (r?.state === "loading")
+        return { state: "starting", words: `Starting — ${plainStage(r.stage)}${expectedBack(r.estimatedReadyAtMs, nowMs)}`, sinceMs: r.sinceMs };
       if (r?.state === "not-serving" || r?.state === "failed") return { state: "degraded", words: "Degraded — not answering", sinceMs: r.sinceMs };
       return { state: "serving", words: "Serving", sinceMs: r?.state === "serving" ? r.sinceMs : since };
     case "activating":

@@ -117,6 +117,14 @@ describe("service state in plain words", () => {
     };
     expect(unitStatus(host({ "a.service": { readiness: loading } }), "a.service").words).toBe("Starting — loading weights");
     expect(unitStatus(host({ "a.service": { activeState: "activating", subState: "start-pre" } }), "a.service").words).toBe("Starting — preparing");
+    // the agent's estimate from the unit's last starts; once passed, never shown as if it held
+    const eta = { ...loading, estimatedReadyAtMs: Date.UTC(2025, 4, 1, 14, 20) };
+    expect(unitStatus(host({ "a.service": { readiness: eta } }), "a.service", eta.estimatedReadyAtMs - 60_000).words).toBe(
+      "Starting — loading weights, expected back around 14:20 UTC",
+    );
+    expect(unitStatus(host({ "a.service": { readiness: eta } }), "a.service", eta.estimatedReadyAtMs + 1).words).toBe(
+      "Starting — loading weights, taking longer than usual",
+    );
     // an engine's stage that says more than words (a path) is not shown
     expect(unitStatus(host({ "a.service": { readiness: { ...loading, stage: "loading /models/secret-70b shard 3" } } }), "a.service").words).toBe(
       "Starting — loading",

@@ -44,7 +44,7 @@ describe("readiness overrides (GPUDECK_READINESS / GPUDECK_READINESS_FILE)", () 
     expect(err(JSON.stringify({ "a.service": { engine: "triton" } }))).toMatch(/^GPUDECK_READINESS: "a\.service"\.engine /);
     expect(err(JSON.stringify({ "a.service": { probe: "off" } }))).toMatch(/^GPUDECK_READINESS: "a\.service"\.probe /);
     expect(err(JSON.stringify({ "a.service": { probeURL: "x" } }))).toBe(
-      'GPUDECK_READINESS: "a.service" unknown key "probeURL" (known: engine, probeUrl, probe)',
+      'GPUDECK_READINESS: "a.service" unknown key "probeURL" (known: engine, probeUrl, probe, healAfter, healMax)',
     );
     expect(err("[]")).toMatch(/^GPUDECK_READINESS: /);
   });
@@ -66,5 +66,16 @@ describe("readiness overrides (GPUDECK_READINESS / GPUDECK_READINESS_FILE)", () 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("self-healing: healAfter as a duration, healMax 2 an hour unless given; healMax alone is an error", () => {
+    const c = parseReadinessConfig(JSON.stringify({ "vllm-*.service": { healAfter: "5m" }, "tgi.service": { healAfter: "90s", healMax: 5 } }));
+    expect(readinessSettings(c, "vllm-a.service")).toEqual({ healAfterMs: 300_000, healMax: 2 });
+    expect(readinessSettings(c, "tgi.service")).toEqual({ healAfterMs: 90_000, healMax: 5 });
+    expect(() => parseReadinessConfig(JSON.stringify({ "a.service": { healAfter: "5 minutes" } }))).toThrow(
+      'GPUDECK_READINESS: "a.service".healAfter must be a duration of 1s…24h such as "90s", "5m" or "1h", got "5 minutes"',
+    );
+    expect(() => parseReadinessConfig(JSON.stringify({ "a.service": { healMax: 3 } }))).toThrow('"a.service".healMax needs healAfter beside it');
+    expect(() => parseReadinessConfig(JSON.stringify({ "a.service": { healAfter: "1m", healMax: 0 } }))).toThrow(/"a.service".healMax/);
   });
 });

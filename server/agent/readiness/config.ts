@@ -9,6 +9,10 @@
  * engine: which engine runs (when ExecStart does not say); probeUrl: the endpoint to probe
  * (loopback or an address of this host only; 2xx = serving); probe: false = no probes (serving
  * once the engine logs its ready line). Errors name the unit and the key.
+ *
+ * Opt-in self-healing (../selfHeal/): healAfter ("20s", "5m", "1h"): a unit that was serving and
+ * has failed its probe that long while systemd still calls it active gets a GPU-aware restart by
+ * the agent; healMax (default 2): at most that many such restarts an hour.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -22,7 +26,13 @@ export interface UnitReadinessConfig {
   engine?: EngineKind;
   probeUrl?: string;
   probe?: boolean;
+  /** ms: self-heal after the probe has failed this long (absent: no self-healing) */
+  healAfterMs?: number;
+  /** self-heal restarts an hour at most (default DEFAULT_HEAL_MAX when healAfter is set) */
+  healMax?: number;
 }
+
+export const DEFAULT_HEAL_MAX = 2;
 
 export interface ReadinessConfig {
   /** in the order written; the first entry whose key matches a unit applies (an exact name first) */
@@ -49,11 +59,29 @@ const probeUrlSchema = z
     }
   });
 
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000 };
+
+/** "20s", "5m", "1h" → ms (1 s … 24 h) */
+const healAfterSchema = z
+  .string()
+  .max(20)
+  .transform((value, ctx) => {
+    const m = /^(\d{1,6})([smh])$/.exec(value.trim());
+    const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : NaN;
+    if (!m || ms < 1000 || ms > 24 * 3600_000) {
+      ctx.addIssue({ code: "custom", message: `must be a duration of 1s…24h such as "90s", "5m" or "1h", got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
 const unitSchema = z
   .object({
     engine: z.enum(ENGINE_KINDS as [EngineKind, ...EngineKind[]]).optional(),
     probeUrl: probeUrlSchema.optional(),
     probe: z.boolean().optional(),
+    healAfter: healAfterSchema.optional(),
+    healMax: z.number({ error: "must be a whole number of restarts an hour (1…60)" }).int().min(1).max(60).optional(),
   })
   .strict();
 
@@ -90,10 +118,19 @@ export function parseReadinessConfig(text: string, source = "GPUDECK_READINESS")
     const [unit, key] = issue.path.map(String);
     const where = unit === undefined ? "" : key === undefined ? ` "${unit}"` : ` "${unit}".${key}`;
     const message =
-      issue.code === "unrecognized_keys" ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: engine, probeUrl, probe)` : issue.message;
+      issue.code === "unrecognized_keys"
+        ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")} (known: engine, probeUrl, probe, healAfter, healMax)`
+        : issue.message;
     throw new ReadinessConfigError(`${source}:${where} ${message}`);
   }
-  return { units: Object.entries(parsed.data).map(([pattern, settings]) => ({ pattern, settings })) };
+  return {
+    units: Object.entries(parsed.data).map(([pattern, { healAfter, healMax, ...rest }]) => {
+      if (healMax !== undefined && healAfter === undefined) throw new ReadinessConfigError(`${source}: "${pattern}".healMax needs healAfter beside it`);
+      const settings: UnitReadinessConfig = { ...rest };
+      if (healAfter !== undefined) Object.assign(settings, { healAfterMs: healAfter, healMax: healMax ?? DEFAULT_HEAL_MAX });
+      return { pattern, settings };
+    }),
+  };
 }
 
 /** The overrides for one unit (an exact key wins over a glob), or null. */

@@ -116,6 +116,32 @@ describe("readiness on the simulated host", () => {
     expect(lane.at(-1)?.to).toEqual({ state: "serving", stage: null });
   }, 30_000);
 
+  it("ready-in estimate: the second start carries estimatedReadyAtMs from the first (stage-aware), the first none", async () => {
+    s = await setup();
+    await vi.waitFor(() => expect(s!.hub.unit(KIMI)?.readiness?.state).toBe("serving"), { timeout: 3000 });
+    const restartOnce = async () => {
+      const mark = s!.readinessEvents(KIMI).length;
+      await s!.caller.units.restart({ name: KIMI });
+      await vi.waitFor(() => expect(s!.readinessEvents(KIMI).slice(mark).at(-1)?.state).toBe("serving"), { timeout: 15_000, interval: 100 });
+      return s!
+        .readinessEvents(KIMI)
+        .slice(mark)
+        .filter((r) => r.state === "loading");
+    };
+    // found serving at start: no start recorded yet, so no estimate on the first restart
+    expect((await restartOnce()).some((r) => r.estimatedReadyAtMs !== undefined)).toBe(false);
+    const lane = (await s.caller.units.timeline({ name: KIMI })).readiness;
+    const first = lane.filter((t) => t.to.state === "loading" && t.to.stage === "capturing CUDA graphs").at(-1)!;
+    const servedAt = lane.at(-1)!.atMs;
+    const second = await restartOnce();
+    const graphs = second.find((r) => r.stage === "capturing CUDA graphs" && r.estimatedReadyAtMs !== undefined)!;
+    // one start to go by: from this stage to serving took what it took the first time
+    expect(graphs.estimatedReadyAtMs).toBe(graphs.stageSinceMs! + (servedAt - first.atMs));
+    expect(second.every((r) => r.estimatedReadyAtMs !== undefined)).toBe(true);
+    // on units.get too, while loading only
+    expect((await s.caller.units.get({ name: KIMI })).readiness?.estimatedReadyAtMs).toBeUndefined();
+  }, 40_000);
+
   it("no probe while the unit is stopped", async () => {
     s = await setup();
     await vi.waitFor(() => expect(s!.hub.unit(KIMI)?.readiness?.state).toBe("serving"), { timeout: 3000 });

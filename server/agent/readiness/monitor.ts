@@ -14,6 +14,7 @@ import type { JournalEntry, UnitStatePair, UnitSummary } from "../../contract/ty
 import type { EngineHttp, SystemdAdapter } from "../adapter";
 import { readinessSettings, type ReadinessConfig } from "./config";
 import { detectEngine, ENGINE_ENV_KEYS } from "./detect";
+import { estimateReadyAt, pastStarts, type PastStart } from "./estimate";
 import { JournalFeed } from "./journalFeed";
 import type { ProbeTiming } from "./probeLoop";
 import { probePlan } from "./target";
@@ -59,6 +60,8 @@ export class ReadinessMonitor {
   private readonly log: (msg: string) => void;
   private readonly now: () => number;
   private readonly disposers: (() => void)[] = [];
+  /** each unit's recorded starts, read again when its timeline changed */
+  private readonly starts = new Map<string, { key: string; past: PastStart[] }>();
   private closed = false;
 
   constructor(
@@ -121,7 +124,24 @@ export class ReadinessMonitor {
   }
 
   readiness(name: string): Readiness {
-    return this.watches.get(name)?.readiness() ?? unknownReadiness(this.now());
+    const w = this.watches.get(name);
+    return w ? this.withEstimate(name, w.readiness()) : unknownReadiness(this.now());
+  }
+
+  /** The unit's watch (its tracker knows probe failures and whether this run served), if it has one. */
+  watchOf(name: string): Pick<UnitWatch, "tracker" | "running" | "plan"> | null {
+    return this.watches.get(name) ?? null;
+  }
+
+  /** `estimatedReadyAtMs` from the unit's recorded starts (./estimate.ts), while it loads. */
+  private withEstimate(name: string, r: Readiness): Readiness {
+    if (r.state !== "loading") return r;
+    const all = this.timelineStore.since(name, 0);
+    const key = `${all.length}|${all.at(-1)?.atMs ?? 0}`;
+    let cached = this.starts.get(name);
+    if (cached?.key !== key) this.starts.set(name, (cached = { key, past: pastStarts(all) }));
+    const at = estimateReadyAt(r, cached.past);
+    return at === undefined ? r : { ...r, estimatedReadyAtMs: at };
   }
 
   engineMetrics(name: string): EngineMetrics | null {
@@ -163,6 +183,7 @@ export class ReadinessMonitor {
       case "unit-removed": {
         this.watches.get(e.name)?.close();
         this.watches.delete(e.name);
+        this.starts.delete(e.name);
         this.detected.delete(e.name);
         this.followEngines(null);
         return;
@@ -195,7 +216,7 @@ export class ReadinessMonitor {
         http: this.hub.host.engines ?? null,
         now: this.now,
         timing: this.opts.timing,
-        emit: (unit, readiness) => this.hub.publish({ kind: "readiness", unit, readiness }),
+        emit: (unit, readiness) => this.hub.publish({ kind: "readiness", unit, readiness: this.withEstimate(unit, readiness) }),
         record: (t) => this.timelineStore.add(t),
         lastRecorded: (unit) => this.timelineStore.last(unit),
         log: this.log,

@@ -177,4 +177,26 @@ describe("ReadinessTracker", () => {
     t.line(line(30, "INFO:     Application startup complete."));
     expect(t.get()).toMatchObject({ state: "serving", sinceMs: at(30) });
   });
+
+  it("for self-heal: whether this run served, and its failed probes in a row since the first (a passing probe resets them; a new run forgets both)", () => {
+    const t = started();
+    const failed = (s: number): ProbeOutcome => ({ probe: { ...refused.probe, status: 503, detail: undefined, atMs: at(s) } });
+    t.probe(failed(1), at(1));
+    expect(t.servedInRun()).toBe(false);
+    t.probe(ok(), at(10));
+    expect(t.servedInRun()).toBe(true);
+    expect(t.probeFailures()).toBeNull();
+    t.probe(failed(20), at(20));
+    t.probe(failed(22), at(22));
+    t.probe(failed(24), at(24));
+    expect(t.get().state).toBe("not-serving");
+    expect(t.probeFailures()).toEqual({ count: 3, sinceMs: at(20) });
+    t.probe(ok(), at(26));
+    expect(t.probeFailures()).toBeNull();
+    t.end(at(30), "inactive");
+    expect(t.servedInRun()).toBe(false);
+    t.begin(at(40), true);
+    expect(t.servedInRun()).toBe(false);
+    expect(t.probeFailures()).toBeNull();
+  });
 });

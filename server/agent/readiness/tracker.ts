@@ -60,6 +60,10 @@ export class ReadinessTracker {
   private diedSilently = false;
   /** systemd's words for how the main process ended, when its line came before the end */
   private exitWords: string | null = null;
+  /** this run has served (a probe passed, or with probes off the ready line) */
+  private served = false;
+  /** failed probes in a row in this run, and when the first of them was answered */
+  private failing: { count: number; sinceMs: number } | null = null;
 
   constructor(
     private engine: EngineKind | null,
@@ -77,6 +81,16 @@ export class ReadinessTracker {
 
   isRunning(): boolean {
     return this.running;
+  }
+
+  /** Whether this run has served at some point (self-heal acts only on a unit that was serving). */
+  servedInRun(): boolean {
+    return this.running && this.served;
+  }
+
+  /** Failed probes in a row in this run (since the last that passed), or null. */
+  probeFailures(): { count: number; sinceMs: number } | null {
+    return this.running && this.failing ? { ...this.failing } : null;
   }
 
   /** The engine (re)detected; `probeProblem` says why it cannot be probed, when it cannot. */
@@ -98,6 +112,8 @@ export class ReadinessTracker {
     this.diedSilently = false;
     this.exitWords = null;
     this.failedProbes = 0;
+    this.served = false;
+    this.failing = null;
     this.tracebackLeft = 0;
     const base = unknownReadiness(atMs, this.engine);
     if (!this.engine) this.r = base;
@@ -153,11 +169,14 @@ export class ReadinessTracker {
     if (outcome.vramMiB) r.vramMiB = { ...outcome.vramMiB };
     if (outcome.probe.ok) {
       this.failedProbes = 0;
+      this.failing = null;
       if (this.failure?.sticky) return;
       this.failure = null;
       if (r.state !== "serving") this.r = { ...r, state: "serving", stage: null, progress: null, reason: null, sinceMs: nowMs, stageSinceMs: null };
+      this.served = true;
       return;
     }
+    this.failing = { count: (this.failing?.count ?? 0) + 1, sinceMs: this.failing?.sinceMs ?? outcome.probe.atMs };
     const why = this.failure?.reason ?? probeWords(outcome.probe);
     switch (r.state) {
       case "serving":
@@ -211,8 +230,10 @@ export class ReadinessTracker {
     }
     if (m.ready) {
       this.r.line = lineOf(item, atMs);
-      if (!this.probes && this.r.state !== "failed")
+      if (!this.probes && this.r.state !== "failed") {
         this.r = { ...this.r, state: "serving", stage: null, progress: null, reason: null, sinceMs: atMs, stageSinceMs: null };
+        this.served = true;
+      }
       return true;
     }
     return false;

@@ -126,7 +126,8 @@ export class UnitWatch {
 
   private nextDelay(): number {
     const t = this.timing;
-    if (this.tracker.get().state === "serving") return t.servingMs;
+    // a serving engine's failed probe is confirmed (or not) soon, not a whole serving interval later
+    if (this.tracker.get().state === "serving") return this.tracker.probeFailures() ? t.fastMs : t.servingMs;
     return this.deps.now() - this.runStartMs < t.fastForMs ? t.fastMs : t.slowMs;
   }
 
