@@ -48,7 +48,13 @@ function searchOf(systemd: SystemdAdapter) {
 
 function timeoutAsError(err: unknown): never {
   if (err instanceof JournalTimeout) throw new TRPCError({ code: "TIMEOUT", message: err.message });
-  throw err;
+  const message = (err as Error).message ?? String(err);
+  // a cursor of another host, or an old one journald no longer has
+  if (/seek to cursor|cursor/i.test(message))
+    throw new TRPCError({ code: "BAD_REQUEST", message: `The journal cannot continue after that cursor (${message}); search again without it.` });
+  if (/No journal boot entry found|boot/i.test(message))
+    throw new TRPCError({ code: "BAD_REQUEST", message: `No such boot in this host's journal (${message}).` });
+  throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message });
 }
 
 /** units.journal: the newest `limit` (alias `lines`) matching lines, oldest first. */

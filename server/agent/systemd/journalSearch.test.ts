@@ -171,3 +171,22 @@ describe("merging and download lines", () => {
     ).toBe("2026-12-03T08:12:04.123Z vllm-a.service[42] <err>: boom\n    second");
   });
 });
+
+describe("order", () => {
+  it("lines come oldest first even when journalctl writes them newest first (--lines with --grep)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "gpudeck-jorder-"));
+    try {
+      const bin = path.join(dir, "reversed");
+      await writeFile(
+        path.join(dir, "l.json"),
+        [line(3, 3000, "fourth"), line(2, 3000, "third"), line(1, 2000, "second"), line(0, 1000, "first")].join("\n") + "\n",
+      );
+      await writeFile(bin, `#!/bin/sh\ncat ${dir}/l.json\n`);
+      await chmod(bin, 0o755);
+      const r = await searchUnitJournal({ journalctl: bin }, { unit: "vllm-a.service", grep: "i", limit: 10 }, { bounds: SEARCH_BOUNDS });
+      expect(r.entries.map((e) => e.message)).toEqual(["first", "second", "third", "fourth"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -245,8 +245,12 @@ export async function searchUnitJournal(source: JournalSource, q: JournalSearchQ
       return run(true);
     }
   };
+  // journalctl 252 writes `--lines` with `--grep` newest first: order by time (stable for equal stamps)
+  // lines read from one stream in one go share a timestamp: then the cursor's sequence number (i=) orders them
+  const seqnum = (c: string) => parseInt(/(?:^|;)i=([0-9a-f]+)/.exec(c)?.[1] ?? "0", 16);
+  const byTime = (r: JournalRead): JournalRead => ({ ...r, entries: r.entries.sort((x, y) => x.atUsec - y.atUsec || seqnum(x.cursor) - seqnum(y.cursor)) });
   const unitPart = read((grepHere) => journalSearchArgs({ ...source, ...q }, { grepHere }), q.unit, grepRe ? (e) => grepRe.test(e.message) : null);
-  if (!q.kernelPci) return unitPart;
+  if (!q.kernelPci) return unitPart.then(byTime);
   const kernelRe = new RegExp(kernelGrep(q.kernelPci), "i");
   const kernelPart = read(
     (grepHere) => kernelSearchArgs({ ...source, ...q, limit: q.limit }, { grepHere }),
