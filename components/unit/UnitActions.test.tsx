@@ -112,9 +112,9 @@ describe("UnitActions", () => {
     expect(restartDialog).toContain("a plain restart would start it on GPUs that are still full");
   });
 
-  it("where only live processes hold the memory, the plain restart stays the dialog's primary button", () => {
+  it("where only live processes hold the memory, the plain restart stays the dialog's primary button", async () => {
     const live: GpuWaitItem[] = [{ uuid: "GPU-1", index: 1, heldMiB: 76_800, pids: [4112], exitedPids: [], unknownPids: [] }];
-    const restartDialog = [...render(everything, running, live).matchAll(/<dialog[\s\S]*?<\/dialog>/g)]
+    const restartDialog = [...(await render(everything, running, live)).matchAll(/<dialog[\s\S]*?<\/dialog>/g)]
       .map((m) => m[0])
       .find((d) => d.includes("Restart vllm.service?"))!;
     expect(restartDialog).toMatch(/<button type="submit"[^>]*>Restart vllm.service<\/button>/);
