@@ -103,9 +103,14 @@ export class AlertEngine {
     this.o.deliverer.stop();
   }
 
-  /** Run a pass now and wait for it (tests; the Alerts page never needs to). */
+  /**
+   * Run a full pass now and wait for it: after a silence or maintenance window changed (what may
+   * be sent changed while no condition did), and in tests. Full, so it also reconciles what the
+   * kept answers would skip (time-based escalation, resolutions seen without an event).
+   */
   async passNow(): Promise<void> {
     await this.current;
+    this.fullNext = true;
     await this.pass();
   }
 
