@@ -13,6 +13,7 @@ export const RULE_LABELS: Record<AlertRuleId, string> = {
   "agent-down": "Agent down",
   "gpu-telemetry-stale": "GPU telemetry stale",
   "gpu-xid": "GPU fault (Xid)",
+  "self-heal": "Restarted by self-heal",
 };
 
 /** "since 12 min", or "3 h 5 min, resolved 10 min ago" */

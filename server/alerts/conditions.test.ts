@@ -62,6 +62,39 @@ describe("conditions", () => {
     expect(hostConditions(h, NOW + 1500, defaultRules(), new SinceClock(), new FaultMemory(), { minHoldMs: 2000 }).map((c) => c.rule)).toEqual(["unit-failed"]);
   });
 
+  it("self-heal: open from the agent's restart while the unit reloads, critical when it did not come back, gone once it serves", () => {
+    const marker = (state: "restarting" | "loading" | "back" | "not-back" | "held-back") =>
+      host([
+        unit("v.service", {
+          selfHeal: {
+            state,
+            atMs: NOW - 30_000,
+            reason: "6 probes failed over 5 min: HTTP 503",
+            operationId: "op-1",
+            message: "gpudeck restarted it by itself at 11:59:30 UTC.",
+            inLastHour: 1,
+            max: 2,
+          },
+        }),
+      ]);
+    const loading = evaluate(marker("loading"));
+    expect(loading).toEqual([
+      {
+        rule: "self-heal",
+        host: "gpu-a",
+        unit: "v.service",
+        severity: "warning",
+        summary:
+          "gpudeck restarted v.service by itself after its readiness probe failed (6 probes failed over 5 min: HTTP 503). gpudeck restarted it by itself at 11:59:30 UTC.",
+        sinceMs: NOW - 30_000,
+      },
+    ]);
+    expect(evaluate(marker("not-back"))[0]!.severity).toBe("critical");
+    expect(rulesOf(marker("back"))).toEqual([]);
+    expect(rulesOf(marker("held-back"))).toEqual([]);
+    expect(rulesOf(marker("restarting"), parseAlertRules('{"self-heal": false}'))).toEqual([]);
+  });
+
   it("start limit hit is its own rule, and a plain failure where that rule is off", () => {
     const h = host([unit("a.service", { activeState: "failed", subState: "failed", result: "start-limit-hit" })]);
     expect(rulesOf(h)).toEqual(["start-limit-hit a.service"]);

@@ -198,6 +198,20 @@ function unitConditions(u: UnitSummary, nowMs: number, add: AddUnit, clock: Sinc
     const healed = u.selfHeal ? ` ${u.selfHeal.message}` : "";
     add("not-serving", since, "warning", `${u.name} is active but ${how} (for ${formatDurationWords(nowMs - since)}).${healed}`);
   }
+
+  selfHealCondition(u, add);
+}
+
+/**
+ * The agent's own restart (UnitSummary.selfHeal): an alert from the moment it acts while the
+ * unit reloads and while it did not come back; resolved ("it came back") once it serves again.
+ * So people hear what was done even when the restart was quicker than the not-serving rule.
+ */
+function selfHealCondition(u: UnitSummary, add: AddUnit): void {
+  const h = u.selfHeal;
+  if (!h || h.state === "back" || h.state === "held-back") return;
+  const did = `gpudeck restarted ${u.name} by itself after its readiness probe failed (${h.reason}).`;
+  add("self-heal", h.atMs, h.state === "not-back" ? "critical" : "warning", `${did} ${h.message}`);
 }
 
 function exitedMemory(host: HostView, add: (unit: string, sinceMs: number, summary: string) => boolean): void {

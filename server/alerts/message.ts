@@ -15,6 +15,7 @@ const RULE_WORDS: Record<AlertRuleId, { one: string; many: string }> = {
   "agent-down": { one: "agent is down", many: "agents down" },
   "gpu-telemetry-stale": { one: "GPU telemetry is stale", many: "hosts with stale GPU telemetry" },
   "gpu-xid": { one: "GPU fault (Xid)", many: "GPU faults (Xid)" },
+  "self-heal": { one: "was restarted by gpudeck (self-heal)", many: "units restarted by gpudeck (self-heal)" },
 };
 
 export const ruleWords = (rule: AlertRuleId) => RULE_WORDS[rule] ?? { one: rule, many: rule };

@@ -29,6 +29,7 @@ export const RULE_DEFAULTS: Record<AlertRuleId, number> = {
   "agent-down": 2 * MINUTE,
   "gpu-telemetry-stale": 2 * MINUTE,
   "gpu-xid": 30 * MINUTE,
+  "self-heal": 0,
 };
 
 export interface RuleEntry {

@@ -19,6 +19,8 @@ export const ALERT_RULES = [
   "agent-down",
   "gpu-telemetry-stale",
   "gpu-xid",
+  // the agent restarted a unit by itself (opt-in self-heal): open while it reloads or did not come back
+  "self-heal",
 ] as const;
 export type AlertRuleId = (typeof ALERT_RULES)[number];
 
