@@ -7,6 +7,7 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useSearchParams } from "next/navigation";
 import { lazy, useEffect, useRef } from "react";
 import { StopLoopAction, type StopLoopHandle } from "@/components/crash-loop/StopLoopAction";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
@@ -22,6 +23,7 @@ import { UnitHeading } from "@/components/unit/UnitHeading";
 import { MaintenanceBanner } from "@/components/unit/MaintenanceBanner";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
+import { hasJournalView } from "@/components/journal/journalView";
 import { WhenVisible } from "@/components/WhenVisible";
 import { formatMiB } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
@@ -35,6 +37,8 @@ export function UnitView({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
   const live = useLive();
   const hostLive = live.host(host);
+  // a link to a journal view (shared, or the timeline's "journal here") opens the page at the journal
+  const journalAsked = hasJournalView(new URLSearchParams(useSearchParams().toString()));
   const summary = hostLive?.units.get(name);
   // every 10 s as well: the engine's scraped metrics (requests, KV cache, tokens/s) change without any state change
   const detailQuery = useQuery(trpc.units.get.queryOptions({ host, name }, { retry: false, refetchInterval: 10_000 }));
@@ -116,7 +120,7 @@ export function UnitView({ host, name }: { host: string; name: string }) {
 
       <UnitFileSection host={host} name={name} />
 
-      <WhenVisible name="journal" minHeight={240} label="Journal">
+      <WhenVisible name="journal" minHeight={240} label="Journal" eager={journalAsked}>
         <JournalTail host={host} name={name} />
       </WhenVisible>
     </div>

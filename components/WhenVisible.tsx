@@ -7,9 +7,32 @@
  */
 import { Suspense, useEffect, useRef, useState, type ReactNode } from "react";
 
-export function WhenVisible({ name, minHeight, label, children }: { name: string; minHeight: number; label: string; children: ReactNode }) {
+/**
+ * `eager`: drawn now and scrolled to, wherever it is (a link that opens this part: the journal at
+ * a moment picked on the timeline, a shared journal view).
+ */
+export function WhenVisible({
+  name,
+  minHeight,
+  label,
+  eager = false,
+  children,
+}: {
+  name: string;
+  minHeight: number;
+  label: string;
+  eager?: boolean;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDivElement>(null);
+  const box = useRef<HTMLDivElement>(null);
   const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!eager) return;
+    setShown(true);
+    const t = setTimeout(() => box.current?.scrollIntoView({ block: "start" }), 0);
+    return () => clearTimeout(t);
+  }, [eager]);
   useEffect(() => {
     const el = ref.current;
     if (!el || shown) return;
@@ -38,5 +61,5 @@ export function WhenVisible({ name, minHeight, label, children }: { name: string
     </div>
   );
   // the code of a lazy child arrives after: the placeholder stays until then
-  return shown ? <Suspense fallback={placeholder}>{children}</Suspense> : placeholder;
+  return <div ref={box}>{shown ? <Suspense fallback={placeholder}>{children}</Suspense> : placeholder}</div>;
 }

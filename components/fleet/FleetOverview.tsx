@@ -35,8 +35,8 @@ export function FleetOverview() {
   const stateOf = new Map(hosts.map((s) => [s.name, s.state]));
   const listed = (units: typeof all): ListedUnit[] => units.map(({ host, ...unit }) => ({ host, hostState: stateOf.get(host) ?? "connecting", unit }));
   const down = hosts.filter((h) => h.state === "down").length;
-  const folded = view.hosts.filter((g) => g.healthy).length;
-  const isOpen = (g: HostGroup) => toggled.get(g.name) ?? !g.healthy;
+  const folded = view.hosts.filter((g) => g.folded).length;
+  const isOpen = (g: HostGroup) => toggled.get(g.name) ?? !g.folded;
   const onToggle = (g: HostGroup) => {
     setToggled((m) => new Map(m).set(g.name, !isOpen(g)));
     setToggledLast(g.name);

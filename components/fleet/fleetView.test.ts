@@ -26,9 +26,15 @@ describe("fleetView", () => {
     expect(v.attentionUnits).toEqual([]);
     expect(v.attentionHosts).toEqual([]);
     expect(v.hosts).toHaveLength(50);
-    expect(v.hosts.every((h) => h.healthy)).toBe(true);
+    expect(v.hosts.every((h) => h.healthy && h.folded)).toBe(true);
     expect(v.hosts[16]!.line).toBe("gpu-17 · 20 serving");
     expect(v.hosts[16]!.units).toHaveLength(20);
+  });
+
+  it("a panel's only host is never folded: it is the whole page", () => {
+    const { hosts, units } = fleet(1, 3);
+    const [only] = fleetView(hosts, units, ALL, NOW).hosts;
+    expect(only).toMatchObject({ healthy: true, folded: false });
   });
 
   it("lists failed, looping, stuck and not-serving units first, whichever host, and opens their hosts ahead of the healthy ones", () => {

@@ -22,8 +22,10 @@ export interface HostGroup {
   summary: HostSummary;
   /** its units, failed and stuck first */
   units: HostUnit[];
-  /** nothing to look at: folded to `line` until opened */
+  /** nothing to look at */
   healthy: boolean;
+  /** shown as `line` until opened: healthy, and not the panel's only host (one host is the whole page) */
+  folded: boolean;
   /** "gpu-17 · 20 serving", "gpu-3 · 18 serving · 2 inactive" */
   line: string;
   /** why it is not folded: "down", "2 failed", "1 starting", "12.5 GiB held by exited processes" */
@@ -118,6 +120,7 @@ export function fleetView(hosts: readonly HostSummary[], units: readonly HostUni
       summary,
       units: own,
       healthy: reasons.length === 0,
+      folded: reasons.length === 0 && hosts.length > 1,
       line: [summary.name, ...(doing.length ? doing : ["no units"])].join(" · "),
       reasons,
     };

@@ -24,6 +24,9 @@ export const MOMENT_MS = 2 * 60_000;
 
 const KEYS = ["jsince", "juntil", "jlast", "jprio", "jq", "jboot", "jkpci", "jat"] as const;
 
+/** Whether the URL asks for a journal view (a shared link, the timeline's "journal here"): the page opens at the journal. */
+export const hasJournalView = (p: URLSearchParams): boolean => KEYS.some((k) => p.has(k));
+
 const int = (v: string | null) => (v !== null && /^-?\d{1,16}$/.test(v) ? Number(v) : undefined);
 
 export function viewFromParams(p: URLSearchParams): JournalView {

@@ -2,13 +2,15 @@
  * The journal's filter bar on the demo (issue 24): priority and text narrow the lines and the
  * histogram appears; the URL holds the view, so "Copy link" reopens the same view in a new page.
  */
-import { expect, test } from "./fixtures";
+import { expect, revealLazySections, test } from "./fixtures";
 
 const UNIT_PAGE = "/hosts/gpu-a/units/vllm-kimi-k25.service";
 
 test("filter bar: text and priority narrow the journal, and the copied link reopens the same view", async ({ page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(UNIT_PAGE);
+  // the journal loads when scrolled to (the unit page's JavaScript budget)
+  await revealLazySections(page);
   const journal = page.getByRole("region", { name: "Journal lines" });
   await expect(journal.getByTestId("journal-line").first()).toBeVisible();
 
@@ -31,7 +33,9 @@ test("filter bar: text and priority narrow the journal, and the copied link reop
   expect(url).toMatch(/jsince=\d+&juntil=\d+.*jprio=err.*jq=KIMI/);
 
   const again = await context.newPage();
+  // the link opens the page at the journal: drawn at once, not when scrolled to
   await again.goto(url);
+  await expect(again.getByRole("region", { name: "Journal lines" })).toBeInViewport();
   await expect(again.getByTestId("journal-priority")).toHaveValue("err");
   await expect(again.getByTestId("journal-grep")).toHaveValue("KIMI");
   await expect(again.getByTestId("journal-range")).toHaveValue("custom");
