@@ -29,8 +29,10 @@ export function WhenVisible({
   const [shown, setShown] = useState(false);
   useEffect(() => {
     if (!eager) return;
-    setShown(true);
-    const t = setTimeout(() => box.current?.scrollIntoView({ block: "start" }), 0);
+    const t = setTimeout(() => {
+      setShown(true);
+      box.current?.scrollIntoView({ block: "start" });
+    }, 0);
     return () => clearTimeout(t);
   }, [eager]);
   useEffect(() => {
