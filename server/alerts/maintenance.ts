@@ -17,23 +17,8 @@ import type { PanelSchema } from "../store/schema";
 
 type Row = Selectable<MaintenanceWindowsTable>;
 
-/** A window as the engine and the status page use it (from the database or the config file). */
-export interface MaintenanceWindow {
-  id: number | string;
-  name: string;
-  units: string[];
-  startsAtMs: number | null;
-  endsAtMs: number | null;
-  cron: string | null;
-  durationMinutes: number | null;
-  timeZone: string | null;
-  excludeFromUptime: boolean;
-  source: "panel" | "config";
-  createdBy: string | null;
-  createdAtMs: number | null;
-  endedAtMs: number | null;
-  endedBy: string | null;
-}
+/** A window as the engine and the status page use it (from the database or the config file): the view without its phase. */
+export type MaintenanceWindow = Omit<MaintenanceWindowView, "phase" | "current">;
 
 export class MaintenanceError extends Error {}
 
