@@ -2,7 +2,8 @@
  * `npm test`: typecheck, lint, unit tests, real-systemd integration tests (as root), and the
  * browser e2e suite against the built app in demo mode. First checks (and as root on Debian,
  * installs) what the steps need (scripts/testDeps.ts); runs every step, then reports each one's
- * time and result. `npm test -- --skip=e2e,systemd` skips steps (for quick local runs);
+ * time and result; a step that cannot run here is skipped with its reason, and the browser step
+ * runs without its real-systemd project where the sandbox cannot boot (not root), saying so. `npm test -- --skip=e2e,systemd` skips steps (for quick local runs);
  * `npm test -- --deps-only` only checks and installs what the tests need (.ci/run).
  */
 import { spawn } from "node:child_process";
@@ -106,13 +107,22 @@ if (!deps.ok) {
 }
 if (depsOnly) {
   for (const [name, why] of deps.skipped) console.log(`the ${name} step will be skipped here: ${why}`);
+  for (const [name, p] of deps.partial) console.log(`the ${name} step will run without its ${p.without} project here: ${p.why}`);
   console.log(`test dependencies: all there${deps.installed.length ? ` (installed ${deps.installed.join(", ")})` : ""}`);
   process.exit(0);
 }
 
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
-type Result = { name: StepName; status: "passed" | "failed" | "skipped"; ms: number; why?: string };
+/** Playwright's projects but `without`, as --project arguments: the step runs the rest. */
+async function projectsBut(without: string): Promise<string[]> {
+  const config = (await import("../playwright.config")).default;
+  const names = (config.projects ?? []).map((p) => p.name ?? "");
+  if (!names.includes(without)) throw new Error(`playwright.config.ts has no project ${without} (scripts/testDeps.ts SANDBOX_PARTS)`);
+  return names.filter((n) => n && n !== without).map((n) => `--project=${n}`);
+}
+
+type Result = { name: StepName; status: "passed" | "failed" | "skipped"; ms: number; why?: string; without?: string };
 const results: Result[] = [];
 for (const step of steps) {
   if (skip.has(step.name)) {
@@ -125,10 +135,14 @@ for (const step of steps) {
     results.push({ name: step.name, status: "skipped", ms: 0, why });
     continue;
   }
-  console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${step.args.join(" ")}`);
+  const part = deps.partial.get(step.name);
+  const args = part ? [...step.args, ...(await projectsBut(part.without))] : step.args;
+  if (part) console.log(`\n=== ${step.name}: without its ${part.without} project: ${part.why}`);
+  console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${args.join(" ")}`);
   const t = Date.now();
-  const code = await run(step.cmd, step.args, step.env);
-  results.push({ name: step.name, status: code === 0 ? "passed" : "failed", ms: Date.now() - t });
+  const code = await run(step.cmd, args, step.env);
+  const without = part ? `without its ${part.without} project: ${part.why}` : undefined;
+  results.push({ name: step.name, status: code === 0 ? "passed" : "failed", ms: Date.now() - t, ...(without ? { without } : {}) });
 }
 const failures = results.filter((r) => r.status === "failed").flatMap((r) => failuresOf(r.name).map((f) => `${r.name}: ${f.trimStart()}`));
 if (failures.length > 0) {
@@ -137,8 +151,10 @@ if (failures.length > 0) {
 }
 console.log("\n=== summary");
 const MARK = { passed: "ok  ", failed: "FAIL", skipped: "skip" } as const;
-for (const r of results) console.log(`${MARK[r.status]} ${r.name}${r.status === "skipped" ? `: ${r.why}` : ` (${formatDuration(r.ms)})`}`);
+for (const r of results)
+  console.log(`${MARK[r.status]} ${r.name}${r.status === "skipped" ? `: ${r.why}` : ` (${formatDuration(r.ms)})${r.without ? `, ${r.without}` : ""}`}`);
 const count = (status: Result["status"]) => results.filter((r) => r.status === status).length;
-console.log(`steps: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} skipped`);
+const inPart = results.filter((r) => r.without).length;
+console.log(`steps: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} skipped${inPart ? `, ${inPart} run in part` : ""}`);
 console.log(`total: ${formatDuration(Date.now() - t0)}`);
 process.exit(count("failed") === 0 ? 0 : 1);

@@ -55,7 +55,7 @@ describe("npm test's dependency check", () => {
 
   it("with everything there: nothing to install, nothing skipped, apt not run", () => {
     const r = run(ALL, machine());
-    expect(r.outcome).toEqual({ ok: true, skipped: new Map(), installed: [] });
+    expect(r.outcome).toEqual({ ok: true, skipped: new Map(), partial: new Map(), installed: [] });
     expect(r.apt).toEqual([]);
     expect(r.said).toEqual([]);
   });
@@ -68,7 +68,7 @@ describe("npm test's dependency check", () => {
     ]);
     expect(r.said).toHaveLength(1);
     expect(r.said[0]).toMatch(/^installing chromium, nginx with apt-get, for the tests: chromium \(the browser suite.*\); nginx \(e2e\/proxies/);
-    expect(r.outcome).toEqual({ ok: true, skipped: new Map(), installed: ["chromium", "nginx"] });
+    expect(r.outcome).toEqual({ ok: true, skipped: new Map(), partial: new Map(), installed: ["chromium", "nginx"] });
   });
 
   it("checks only what the steps that run need: --skip=e2e,systemd does not ask for chromium or nginx", () => {
@@ -95,6 +95,30 @@ describe("npm test's dependency check", () => {
     const skipped = (r.outcome as { skipped: Map<StepName, string> }).skipped;
     expect([...skipped.keys()]).toEqual(["systemd"]);
     expect(skipped.get("systemd")).toMatch(/^not running as root: the real-systemd sandbox needs root/);
+  });
+
+  it("not root: the browser step runs without its real-systemd project, and says why", () => {
+    const r = run(ALL, machine({ isRoot: false, files: without("systemd", "dbus", "util-linux") }));
+    expect(r.outcome.ok).toBe(true);
+    const partial = (r.outcome as { partial: Map<StepName, { without: string; why: string }> }).partial;
+    expect([...partial.keys()]).toEqual(["e2e"]);
+    expect(partial.get("e2e")).toEqual({ without: "real-systemd", why: expect.stringMatching(/^not running as root: the real-systemd sandbox needs root/) });
+  });
+
+  it("as root with a sandbox that cannot boot: the systemd step is skipped and the browser step runs without real-systemd", () => {
+    const probes = machine({ sandbox: () => ({ ok: false, reason: "no cgroup2 hierarchy" }) });
+    const r = run(ALL, probes);
+    expect(r.outcome).toMatchObject({
+      ok: true,
+      skipped: new Map([["systemd", "the real-systemd sandbox cannot boot here: no cgroup2 hierarchy"]]),
+      partial: new Map([["e2e", { without: "real-systemd", why: "the real-systemd sandbox cannot boot here: no cgroup2 hierarchy" }]]),
+    });
+  });
+
+  it("in CI the browser step's real-systemd project must run too (--skip=systemd, not root, is still an error)", () => {
+    const r = run(["typecheck", "lint", "unit", "e2e"], machine({ isRoot: false, ci: true }));
+    expect(r.outcome.ok).toBe(false);
+    expect((r.outcome as { message: string }).message).toMatch(/^CI \(CI=true\) must run every step.*\n {2}e2e's real-systemd project: not running as root/s);
   });
 
   it("as root, a sandbox that cannot boot (no cgroup2) skips the systemd step, asked after the install put its programs in place", () => {

@@ -4,7 +4,9 @@
  * `npm test -- --deps-only`, by .ci/run. As root on Debian or Ubuntu with apt, whatever is missing
  * is installed (one line says what and why); otherwise it stops at once with the exact command,
  * instead of forty tests failing one by one. A step that cannot run here at all (the real-systemd
- * sandbox without root) is skipped with its reason; in CI (CI=true) that is an error instead.
+ * sandbox without root) is skipped with its reason, and a step that boots it for one part (the
+ * browser suite's real-systemd project) runs without that part, saying why; in CI (CI=true) either
+ * is an error instead.
  *
  * The decisions (`planDeps`, `ensureDeps`) take the machine as `Probes`, so they are unit-tested
  * without touching apt (testDeps.test.ts); `machineProbes()` and `runApt()` are the real ones.
@@ -30,6 +32,15 @@ export interface Need {
 
 /** Steps that boot the real-systemd sandbox (e2e/sandbox) for everything they test: root only. */
 export const SANDBOX_STEPS: readonly StepName[] = ["systemd"];
+
+/** Steps that boot the sandbox for one part only (a Playwright project): without it they run the rest. */
+export const SANDBOX_PARTS: Readonly<Partial<Record<StepName, string>>> = { e2e: "real-systemd" };
+
+/** A step that runs here without one of its parts, and why. */
+export interface PartialStep {
+  without: string;
+  why: string;
+}
 
 export function needs(env: Record<string, string | undefined> = process.env): Need[] {
   const chromium = env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -86,8 +97,19 @@ export interface Probes {
 export interface Plan {
   /** steps that cannot run here, each with its reason */
   skipped: Map<StepName, string>;
+  /** steps that run without their sandbox part (SANDBOX_PARTS) */
+  partial: Map<StepName, PartialStep>;
   /** needs of the steps that run that this machine lacks */
   missing: Need[];
+}
+
+/** Mark what needs the sandbox, in `steps`, as unable to run here for `why`. */
+function withoutSandbox(steps: readonly StepName[], why: string, plan: Pick<Plan, "skipped" | "partial">): void {
+  for (const s of steps) {
+    if (SANDBOX_STEPS.includes(s)) plan.skipped.set(s, why);
+    const part = SANDBOX_PARTS[s];
+    if (part) plan.partial.set(s, { without: part, why });
+  }
 }
 
 function sandboxUnavailable(p: Probes): string | null {
@@ -98,13 +120,13 @@ function sandboxUnavailable(p: Probes): string | null {
 
 /** Which of `steps` cannot run here, and what the others lack. Pure but for `probes`. */
 export function planDeps(steps: readonly StepName[], probes: Probes, list: readonly Need[] = needs()): Plan {
-  const skipped = new Map<StepName, string>();
+  const plan: Plan = { skipped: new Map(), partial: new Map(), missing: [] };
   // without root the sandbox cannot run whatever is installed; as root its programs may still be
   // missing (they are in the list below): asked again once they are installed
-  if (!probes.isRoot) for (const s of steps) if (SANDBOX_STEPS.includes(s)) skipped.set(s, sandboxUnavailable(probes)!);
-  const running = steps.filter((s) => !skipped.has(s));
-  const missing = list.filter((n) => n.steps.some((s) => running.includes(s)) && (probes.isRoot || !n.rootOnly) && !n.paths.every((f) => probes.exists(f)));
-  return { skipped, missing };
+  if (!probes.isRoot) withoutSandbox(steps, sandboxUnavailable(probes)!, plan);
+  const running = steps.filter((s) => !plan.skipped.has(s));
+  plan.missing = list.filter((n) => n.steps.some((s) => running.includes(s)) && (probes.isRoot || !n.rootOnly) && !n.paths.every((f) => probes.exists(f)));
+  return plan;
 }
 
 function reasons(missing: readonly Need[]): string {
@@ -115,7 +137,8 @@ export function installCommand(missing: readonly Need[], isRoot: boolean): strin
   return `${isRoot ? "" : "sudo "}apt-get install -y ${[...new Set(missing.map((n) => n.pkg))].join(" ")}`;
 }
 
-export type DepsOutcome = { ok: true; skipped: Map<StepName, string>; installed: string[] } | { ok: false; message: string };
+export type DepsOutcome =
+  { ok: true; skipped: Map<StepName, string>; partial: Map<StepName, PartialStep>; installed: string[] } | { ok: false; message: string };
 
 /**
  * Checks, installs when it may (root and apt), checks again; then asks whether the sandbox boots.
@@ -151,13 +174,16 @@ export function ensureDeps(
   }
   if (probes.isRoot) {
     const why = sandboxUnavailable(probes);
-    if (why) for (const s of steps) if (SANDBOX_STEPS.includes(s)) plan.skipped.set(s, why);
+    if (why) withoutSandbox(steps, why, plan);
   }
-  if (probes.ci && plan.skipped.size > 0) {
-    const lines = [...plan.skipped].map(([s, why]) => `  ${s}: ${why}`).join("\n");
+  if (probes.ci && plan.skipped.size + plan.partial.size > 0) {
+    const lines = [
+      ...[...plan.skipped].map(([s, why]) => `  ${s}: ${why}`),
+      ...[...plan.partial].map(([s, p]) => `  ${s}'s ${p.without} project: ${p.why}`),
+    ].join("\n");
     return { ok: false, message: `CI (CI=true) must run every step, and these cannot run here:\n${lines}` };
   }
-  return { ok: true, skipped: plan.skipped, installed };
+  return { ok: true, skipped: plan.skipped, partial: plan.partial, installed };
 }
 
 /** `exists` with one `*` segment allowed. */
