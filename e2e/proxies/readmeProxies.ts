@@ -35,6 +35,8 @@ export interface NginxPlan {
   panelPort: number;
   cert: string;
   key: string;
+  /** the Host header to pass instead of the README's `$http_host` (`$host`: what the README warns against) */
+  hostHeader?: string;
 }
 
 /** nginx.conf around the README's `server { … }`: its own pid, logs and temp paths under `dir`. */
@@ -43,6 +45,8 @@ export function nginxConfig(block: string, p: NginxPlan): string {
   server = rewrite(server, /ssl_certificate\s+\S+;/, `ssl_certificate ${p.cert};`, "ssl_certificate");
   server = rewrite(server, /ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${p.key};`, "ssl_certificate_key");
   server = rewrite(server, /proxy_pass http:\/\/127\.0\.0\.1:3000;/, `proxy_pass http://127.0.0.1:${p.panelPort};`, "proxy_pass http://127.0.0.1:3000");
+  if (p.hostHeader)
+    server = rewrite(server, /proxy_set_header Host \$http_host;/, `proxy_set_header Host ${p.hostHeader};`, "`proxy_set_header Host $http_host;`");
   const temp = (name: string) => path.join(p.dir, name);
   return [
     "daemon off;",
@@ -71,7 +75,20 @@ export interface HaproxyPlan {
   panelPort: number;
 }
 
-/** haproxy.cfg around the README's `backend gpudeck`: a frontend on `port`, a stats socket under `dir`. */
+/**
+ * The README's backend as `backend gpudeck_plain` with the plainest check instead of its own:
+ * `option httpchk GET /healthz` (HTTP/1.0, no Host header), which the panel must answer too.
+ */
+function plainCheckBackend(backend: string): string {
+  let plain = rewrite(backend, /^backend gpudeck$/m, "backend gpudeck_plain", "`backend gpudeck`");
+  plain = rewrite(plain, /^(\s*)option httpchk.*$/m, "$1option httpchk GET /healthz", "`option httpchk`");
+  return rewrite(plain, /^\s*http-check send .*\n/m, "", "`http-check send …`");
+}
+
+/**
+ * haproxy.cfg around the README's `backend gpudeck`: a frontend on `port`, a stats socket under
+ * `dir`, and the same backend with a plain check (`gpudeck_plain`, health-checked only).
+ */
 export function haproxyConfig(block: string, p: HaproxyPlan): string {
   const backend = rewrite(block, /server (\w+) 10\.0\.0\.\d+:3000/, `server $1 127.0.0.1:${p.panelPort}`, "`server a 10.0.0.11:3000`");
   return [
@@ -85,6 +102,7 @@ export function haproxyConfig(block: string, p: HaproxyPlan): string {
     `    bind 127.0.0.1:${p.port}`,
     "    default_backend gpudeck",
     backend,
+    plainCheckBackend(backend),
     "",
   ].join("\n");
 }
