@@ -15,6 +15,8 @@ export const metadata: Metadata = {
   title: "gpudeck",
   description: "Control panel for GPU inference services run by systemd",
   referrer: "no-referrer",
+  // named, so browsers do not ask for /favicon.ico (a 404 on every first load)
+  icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }], apple: "/icon-192.png" },
 };
 
 export const viewport: Viewport = {

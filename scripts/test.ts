@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatDuration } from "../server/contract/format";
 import { ensureDeps, machineProbes, runApt, type StepName } from "./testDeps";
+import { lastLines, unhandledErrorsOf } from "./testReport";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -41,10 +42,24 @@ const steps: { name: StepName; cmd: string; args: string[]; env?: Record<string,
   { name: "e2e-oidc", cmd: bin("playwright"), args: ["test", "-c", "e2e/browser/oidc.config.ts", "--reporter=list"] },
 ];
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+// What each step printed last (bounded): a vitest run can fail with no failed test, on an error
+// outside every test (an unhandled rejection after a test ended), and the digest then quotes it.
+const TAIL_BYTES = 256 * 1024;
+const printed = new Map<StepName, string>();
+
+function run(step: StepName, cmd: string, args: string[], env: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } });
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const child = spawn(cmd, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } });
+    let tail = "";
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
+    };
+    child.stdout.on("data", (c: Buffer) => (process.stdout.write(c), keep(c)));
+    child.stderr.on("data", (c: Buffer) => (process.stderr.write(c), keep(c)));
+    child.on("close", (code, signal) => {
+      printed.set(step, tail);
+      resolve(code ?? (signal ? 1 : 0));
+    });
     child.on("error", () => resolve(127));
   });
 }
@@ -140,11 +155,19 @@ for (const step of steps) {
   if (part) console.log(`\n=== ${step.name}: without its ${part.without} project: ${part.why}`);
   console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${args.join(" ")}`);
   const t = Date.now();
-  const code = await run(step.cmd, args, step.env);
+  const code = await run(step.name, step.cmd, args, step.env);
   const without = part ? `without its ${part.without} project: ${part.why}` : undefined;
   results.push({ name: step.name, status: code === 0 ? "passed" : "failed", ms: Date.now() - t, ...(without ? { without } : {}) });
 }
-const failures = results.filter((r) => r.status === "failed").flatMap((r) => failuresOf(r.name).map((f) => `${r.name}: ${f.trimStart()}`));
+const failures = results
+  .filter((r) => r.status === "failed")
+  .flatMap((r) => {
+    const named = failuresOf(r.name).map((f) => `${r.name}: ${f.trimStart()}`);
+    const unhandled = unhandledErrorsOf(printed.get(r.name) ?? "");
+    if (unhandled) named.push(`${r.name}: errors outside any test (the run fails on them)\n${unhandled}`);
+    if (named.length === 0) named.push(`${r.name}: it exited non-zero and named no failed test; its last lines:\n${lastLines(printed.get(r.name) ?? "")}`);
+    return named;
+  });
 if (failures.length > 0) {
   console.log("\n=== failures");
   for (const f of failures) console.log(f);

@@ -3,7 +3,8 @@
  * Two-factor sign-in on the Account page (server/panel/routers/twoFactorRouter.ts): set it up with
  * an authenticator app (a QR code, and the secret as text for apps without a camera), confirmed
  * with its first code; then the recovery codes, shown once. Turning it off asks for the password
- * and a code. Where the role requires it (panel.require_2fa_for) it cannot be turned off here.
+ * and a code, and so do new recovery codes (the old ones stop working). Where the role requires it
+ * (panel.require_2fa_for) it cannot be turned off here.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -34,10 +35,21 @@ function CodeField({ id, value, onChange, label = "Code from the app" }: { id: s
   );
 }
 
-function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+function PasswordField({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium">
+        Password
+      </label>
+      <input id={id} type="password" autoComplete="current-password" className={inputClass} value={value} onChange={(e) => onChange(e.target.value)} />
+    </div>
+  );
+}
+
+function RecoveryCodes({ codes, renewed, onDone }: { codes: string[]; renewed: boolean; onDone: () => void }) {
   return (
     <div className="space-y-2" data-testid="recovery-codes">
-      <OkNote>Two-factor sign-in is on.</OkNote>
+      <OkNote>{renewed ? "New recovery codes: the old ones no longer work." : "Two-factor sign-in is on."}</OkNote>
       <p className="text-sm">
         Recovery codes: each signs you in once instead of a code, if you lose the phone. Keep them somewhere safe; they are shown only now.
       </p>
@@ -65,13 +77,13 @@ export function TwoFactorSection() {
   };
   const [code, setCode] = useState("");
   const [password, setPassword] = useState("");
-  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const [recoveryCodes, setRecoveryCodes] = useState<{ codes: string[]; renewed: boolean } | null>(null);
   const begin = useMutation(trpc.twoFactor.begin.mutationOptions());
   const enable = useMutation(
     trpc.twoFactor.enable.mutationOptions({
       onSuccess: (r) => {
         setCode("");
-        setRecoveryCodes(r.recoveryCodes);
+        setRecoveryCodes({ codes: r.recoveryCodes, renewed: false });
         begin.reset();
       },
     }),
@@ -85,6 +97,13 @@ export function TwoFactorSection() {
       },
     }),
   );
+  const renew = useMutation(
+    trpc.twoFactor.renewRecoveryCodes.mutationOptions({
+      onSuccess: (r) => {
+        setRecoveryCodes({ codes: r.recoveryCodes, renewed: true });
+      },
+    }),
+  );
   if (!signedIn || !status.data) return status.error ? <ErrorNote>{status.error.message}</ErrorNote> : null;
   const s = status.data;
   if (!s.available) return null;
@@ -95,49 +114,41 @@ export function TwoFactorSection() {
       </h2>
       {recoveryCodes ? (
         <RecoveryCodes
-          codes={recoveryCodes}
+          codes={recoveryCodes.codes}
+          renewed={recoveryCodes.renewed}
           onDone={() => {
             setRecoveryCodes(null);
             void refresh();
           }}
         />
       ) : s.enabled ? (
-        <form
-          className="space-y-3"
-          aria-label="Turn off two-factor sign-in"
-          onSubmit={(e) => {
-            e.preventDefault();
-            disable.mutate({ password, code: code.trim() });
-          }}
-        >
-          <p className="text-sm" data-testid="two-factor-on">
-            On since {formatTime(s.enabledAt)}: signing in asks for a code from your authenticator app. {s.recoveryCodesLeft} recovery codes left.
-          </p>
-          {s.required ? (
-            <p className={muted}>Your role must use it; if you lose the phone, an admin can reset it.</p>
-          ) : (
-            <>
-              <div className="space-y-1">
-                <label htmlFor="two-factor-password" className="block text-sm font-medium">
-                  Password
-                </label>
-                <input
-                  id="two-factor-password"
-                  type="password"
-                  autoComplete="current-password"
-                  className={inputClass}
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              </div>
-              <CodeField id="two-factor-off-code" value={code} onChange={setCode} label="Code from the app (or a recovery code)" />
-              {disable.error && <ErrorNote>{disable.error.message}</ErrorNote>}
-              <button type="submit" className={dangerButton} disabled={disable.isPending || !password || !code.trim()}>
-                Turn off two-factor sign-in
-              </button>
-            </>
-          )}
-        </form>
+        <>
+          <form
+            className="space-y-3"
+            aria-label="Turn off two-factor sign-in"
+            onSubmit={(e) => {
+              e.preventDefault();
+              disable.mutate({ password, code: code.trim() });
+            }}
+          >
+            <p className="text-sm" data-testid="two-factor-on">
+              On since {formatTime(s.enabledAt)}: signing in asks for a code from your authenticator app. {s.recoveryCodesLeft} recovery codes left.
+            </p>
+            {s.required ? (
+              <p className={muted}>Your role must use it; if you lose the phone, an admin can reset it.</p>
+            ) : (
+              <>
+                <PasswordField id="two-factor-password" value={password} onChange={setPassword} />
+                <CodeField id="two-factor-off-code" value={code} onChange={setCode} label="Code from the app (or a recovery code)" />
+                {disable.error && <ErrorNote>{disable.error.message}</ErrorNote>}
+                <button type="submit" className={dangerButton} disabled={disable.isPending || !password || !code.trim()}>
+                  Turn off two-factor sign-in
+                </button>
+              </>
+            )}
+          </form>
+          <RenewRecoveryCodes pending={renew.isPending} error={renew.error?.message ?? null} onRenew={(input) => renew.mutate(input)} />
+        </>
       ) : begin.data ? (
         <form
           className="space-y-3"
@@ -181,5 +192,40 @@ export function TwoFactorSection() {
         </div>
       )}
     </section>
+  );
+}
+
+/** New recovery codes (the old ones void), with the password and a code: its own form, so Enter never turns it off. */
+function RenewRecoveryCodes({
+  pending,
+  error,
+  onRenew,
+}: {
+  pending: boolean;
+  error: string | null;
+  onRenew: (input: { password: string; code: string }) => void;
+}) {
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  return (
+    <details className="text-sm">
+      <summary className="cursor-pointer font-medium">New recovery codes</summary>
+      <form
+        className="mt-2 space-y-3"
+        aria-label="New recovery codes"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onRenew({ password, code: code.trim() });
+        }}
+      >
+        <p className={muted}>Used most of them, or think someone saw them? New ones replace them all.</p>
+        <PasswordField id="two-factor-renew-password" value={password} onChange={setPassword} />
+        <CodeField id="two-factor-renew-code" value={code} onChange={setCode} label="Code from the app (or a recovery code)" />
+        {error && <ErrorNote>{error}</ErrorNote>}
+        <button type="submit" className={secondaryButton} disabled={pending || !password || !code.trim()}>
+          Make new recovery codes
+        </button>
+      </form>
+    </details>
   );
 }

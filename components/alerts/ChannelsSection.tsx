@@ -28,6 +28,11 @@ function ChannelRow({ c, onChanged }: { c: ChannelView; onChanged: () => void })
         {c.source === "env" && <span className="text-xs text-zinc-500 dark:text-zinc-400">from the environment (read-only)</span>}
         {!c.enabled && <span className="rounded bg-zinc-200 px-1.5 text-xs dark:bg-zinc-800">disabled</span>}
       </div>
+      {c.escalationOnly && (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="escalation-only">
+          Escalations only: a rule names it in escalateTo, so it hears an alert once nobody acknowledged it in time (then who took it and when it ended).
+        </p>
+      )}
       {c.lastDelivery && (
         <p className="text-xs text-zinc-500 dark:text-zinc-400">
           Last delivery: {c.lastDelivery.ok ? "sent" : `failed (${c.lastDelivery.error ?? "unknown"})`}

@@ -12,6 +12,9 @@ const STATUS_TEXT: Record<StepStatus, string> = {
 };
 const STATUS_ICON: Record<StepStatus, string> = { done: "✓", current: "◐", skipped: "–", pending: "○", "not-reached": "–", failed: "✕" };
 
+/** dimmed: steps not taken (yet); at most one opacity over a text (0.8 keeps every tone's text at AA, 4.5:1) */
+const DIMMED: ReadonlySet<StepStatus> = new Set(["skipped", "not-reached", "pending"]);
+
 export function OperationSteps({ steps }: { steps: readonly StepView[] }) {
   return (
     <ol className="flex flex-wrap items-center gap-x-1 gap-y-1 text-xs" aria-label="Steps" data-testid="operation-steps">
@@ -24,14 +27,14 @@ export function OperationSteps({ steps }: { steps: readonly StepView[] }) {
           )}
           <span
             className={`flex items-center gap-1 rounded px-1.5 py-0.5 ring-1 ring-inset ring-zinc-500/40 ${s.status === "current" ? "font-semibold" : ""} ${
-              s.status === "skipped" || s.status === "not-reached" || s.status === "pending" ? "opacity-70" : ""
+              DIMMED.has(s.status) ? "opacity-80" : ""
             }`}
           >
             <span aria-hidden="true" className={s.status === "current" ? "animate-pulse" : ""}>
               {STATUS_ICON[s.status]}
             </span>
             <span>{s.label}</span>
-            <span className="opacity-80">
+            <span className={DIMMED.has(s.status) ? "" : "opacity-80"}>
               ({STATUS_TEXT[s.status]}
               {s.durationMs != null && `, ${formatDuration(s.durationMs)}`})
             </span>

@@ -1,7 +1,7 @@
 /**
  * The Account page in a browser (project "auth", authServer.ts): an API token made, shown once
  * and revoked; two-factor sign-in set up with a code computed here with otplib, then a sign-in
- * with password and code, a wrong code refused clearly. The user is tess, whom no other spec uses.
+ * with password and code, a wrong code refused clearly, new recovery codes. The user is tess, whom no other spec uses.
  */
 import { expect, test, type Page } from "./fixtures";
 import { authenticator } from "otplib";
@@ -52,6 +52,7 @@ test("two-factor sign-in: set up with a code, then password + code; a wrong code
   await section.getByLabel("Code from the app").fill(codeAt(secret));
   await section.getByRole("button", { name: "Turn on" }).click();
   await expect(section.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
+  const recoveryCodes = await section.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allTextContents();
   await section.getByRole("button", { name: "I have saved them" }).click();
   await expect(section.getByTestId("two-factor-on")).toContainText("10 recovery codes left");
 
@@ -74,4 +75,19 @@ test("two-factor sign-in: set up with a code, then password + code; a wrong code
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByTestId("user-name")).toHaveText("tess");
   expect((await page.context().cookies()).filter((c) => c.name === "gpudeck_session")).toHaveLength(1);
+
+  // new recovery codes, confirmed with the password and one of the old codes (the app's next code
+  // was just used): ten new ones, none of the old
+  await page.goto("/account");
+  const renew = page.getByRole("form", { name: "New recovery codes" });
+  await page.getByText("New recovery codes", { exact: true }).click();
+  await renew.getByLabel("Password").fill(E2E_PASSWORD);
+  await renew.getByLabel(/Code from the app/).fill(recoveryCodes[0]!);
+  await renew.getByRole("button", { name: "Make new recovery codes" }).click();
+  await expect(section.getByText("New recovery codes: the old ones no longer work.")).toBeVisible();
+  const fresh = await section.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allTextContents();
+  expect(fresh).toHaveLength(10);
+  expect(fresh.filter((c) => recoveryCodes.includes(c))).toEqual([]);
+  await section.getByRole("button", { name: "I have saved them" }).click();
+  await expect(section.getByTestId("two-factor-on")).toContainText("10 recovery codes left");
 });

@@ -5,6 +5,7 @@
  *   viewer   vera  (sees everything, changes nothing)
  *   operator otto  (units vllm-embed-*)
  *   operator tess  (units vllm-embed-*; account.auth.spec.ts turns on her two-factor sign-in)
+ *   viewer   nell  (accessibility.auth.spec.ts turns on her two-factor sign-in)
  * The agent and the panel share the data dir: the agent writes its bearer token there and the
  * panel reads it, as on a real single host. Env: E2E_AUTH_PORT (default 3101, as in
  * playwright.config.ts), E2E_AUTH_DATA_DIR (default .data/e2e-auth-PORT).
@@ -23,6 +24,8 @@ export const E2E_USERS = [
   { name: "otto", role: "operator", units: "vllm-embed-*" },
   // account.auth.spec.ts only (API tokens, then two-factor sign-in)
   { name: "tess", role: "operator", units: "vllm-embed-*" },
+  // accessibility.auth.spec.ts only (the two-factor pages: setting it up, then the sign-in's code step)
+  { name: "nell", role: "viewer", units: "" },
 ] as const;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -1,11 +1,14 @@
 import { expect, test, type Locator, type Page } from "./fixtures";
+import { expectAccessible } from "./axe";
 
-// The incident walked with the keyboard alone on the demo's gpu-a: open the unit, kill it, open
+// The incident walked with the keyboard alone on the demo's gpu-a (page.keyboard only, no clicks):
+// from the overview, filter to the unit and open it, kill it, open
 // the restart dialog, choose "Restart when its GPUs are free", watch the steps, cancel, then start
 // it again (the specs after this one, and the phone project, expect it running). At every key the
 // focused element shows a ring, and focus never falls to the page's body; the dialogs keep Tab
 // inside and give focus back; what changes is told through polite live regions, not per GPU
-// sample. Desktop only: the walk is the same on a phone, and it takes the unit down for a minute.
+// sample; axe's WCAG 2.1 AA rules pass on the dialogs and on the operation's status box in its
+// waiting and canceled states (light and dark). Desktop only: the walk is the same on a phone, and it takes the unit down for a minute.
 // Named to run after the other specs that act on Kimi.
 test.describe.configure({ mode: "serial" });
 
@@ -77,7 +80,17 @@ async function expectTrapped(page: Page, dialog: Locator, what: string): Promise
 test("the incident with the keyboard alone: kill, restart when its GPUs are free, watch, cancel", async ({ page }) => {
   test.skip(test.info().project.name !== "desktop", "desktop only (see the top of the file)");
   test.setTimeout(150_000);
-  await page.goto(KIMI_PAGE);
+  // open the unit from the overview: its filter box, then the unit's link
+  await page.goto("/");
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+  const filter = page.getByRole("searchbox", { name: "Filter units by name" });
+  await tabTo(page, filter, "the overview's filter");
+  await page.keyboard.type("kimi");
+  const kimiLink = page.locator(`[data-testid="unit-row"][data-host="gpu-a"][data-unit="${KIMI}"] a`);
+  await expect(kimiLink).toBeVisible();
+  await tabTo(page, kimiLink, "the Kimi unit's link");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`${KIMI_PAGE.replace(/\./g, "\\.")}$`));
   await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
   await expect(page.getByTestId("state-badge").first()).toHaveText("active (running)", { timeout: 60_000 });
   const actions = page.getByRole("group", { name: "Unit actions" });
@@ -91,6 +104,7 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   await expectFocusVisible(page, "the Kill dialog opened");
   expect((await focused(page)).inDialog, "the Kill dialog takes focus").toBe(true);
   await expectTrapped(page, dialog, "the Kill dialog");
+  await expectAccessible(page, "the Kill dialog", { include: "dialog[open]" });
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(killButton).toBeFocused();
@@ -114,6 +128,15 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   await page.keyboard.press("Enter");
   await expect(dialog.getByTestId("gpu-wait")).toContainText("Restart when its GPUs are free");
   await expectFocusVisible(page, "the restart dialog opened");
+  expect((await focused(page)).inDialog, "the restart dialog takes focus").toBe(true);
+  await expectTrapped(page, dialog, "the restart dialog");
+  // Escape gives focus back to Restart; Enter opens it again
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(restartButton).toBeFocused();
+  await expectFocusVisible(page, "the restart dialog canceled");
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByTestId("gpu-wait")).toContainText("Restart when its GPUs are free");
   await tabTo(page, dialog.getByRole("button", { name: "Restart when its GPUs are free" }), "Restart when its GPUs are free", true, 6);
   await page.keyboard.press("Enter");
   await expect(dialog).toBeHidden();
@@ -122,7 +145,9 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   // watch the steps: the GPU samples come (the memory drains), the live regions stay quiet
   const op = page.getByTestId("operation");
   await expect(op).toHaveAttribute("data-step", "waiting-for-gpus", { timeout: 10_000 });
-  await expect(op.getByTestId("operation-announcement")).toHaveAttribute("aria-live", "polite");
+  const announcement = op.getByTestId("operation-announcement");
+  await expect(announcement).toHaveAttribute("aria-live", "polite");
+  await expect(announcement).toHaveText(/^waiting for its GPUs: /);
   await expect.poll(async () => (await focused(page)).body, { message: "focus lost when the operation began" }).toBe(false);
   const watched = await page.evaluate(async () => {
     const live = (n: Node | null) =>
@@ -150,6 +175,7 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   expect(watched.samples, "GPU samples while watching").toBeGreaterThanOrEqual(2);
   expect(watched.updates.length, `live-region updates in 4 s of ${watched.samples} GPU samples: ${watched.updates.join(" | ")}`).toBeLessThanOrEqual(2);
   await expectFocusVisible(page, "watching");
+  await expectAccessible(page, "the operation waiting for its GPUs", { include: '[data-testid="operation"]' });
 
   // cancel: its button goes, focus stays in the status box
   const cancel = op.getByRole("button", { name: /^Cancel/ });
@@ -159,6 +185,8 @@ test("the incident with the keyboard alone: kill, restart when its GPUs are free
   await expect(cancel).toHaveCount(0);
   await expect.poll(async () => (await focused(page)).body, { message: "focus lost after Cancel" }).toBe(false);
   await expectFocusVisible(page, "canceled");
+  await expect(announcement).toHaveText(/^canceled: /);
+  await expectAccessible(page, "the operation canceled", { include: '[data-testid="operation"]' });
 
   // leave it running for the specs after this one
   const start = actions.getByRole("button", { name: "Start", exact: true });

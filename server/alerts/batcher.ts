@@ -1,11 +1,13 @@
 /**
  * Grouping: alert starts (and ends) of one host and rule that happen within the grouping window
- * become one message ("host gpu-b: 6 units failed"), queued for every enabled channel. A group
+ * become one message ("host gpu-b: 6 units failed"), queued for every enabled channel that is no
+ * escalation channel (routing.ts); the end of an alert that was escalated also goes to the
+ * channels it was escalated to. A group
  * goes out once its oldest notification is `windowMs` old and every alert in it has its
  * diagnosis (or `diagnosisWaitMs` more have passed). Claimed in a transaction: on PostgreSQL the
  * rows are locked with SKIP LOCKED, so two replicas never make two messages of one start.
  */
-import type { AlertState } from "../contract/alerts";
+import type { AlertState, AlertView } from "../contract/alerts";
 import type { Store } from "../store/database";
 import { alertView } from "./alertStore";
 import { buildPayload } from "./message";
@@ -15,8 +17,10 @@ export interface BatchOptions {
   windowMs: number;
   diagnosisWaitMs: number;
   panelUrl: string;
-  /** the channels a new message goes to (enabled ones) */
+  /** the channels a new message goes to (enabled ones, escalation channels left out) */
   channelIds: () => Promise<string[]>;
+  /** the channels an alert was escalated to: they also hear that it ended */
+  escalatedChannelIds?: (alert: AlertView) => Promise<string[]>;
 }
 
 interface Pending {
@@ -53,12 +57,12 @@ export async function batchNotifications(store: Store, opts: BatchOptions): Prom
     const settled = group.every((p) => p.diagnosis_state !== "pending") || now - oldest >= opts.windowMs + opts.diagnosisWaitMs;
     if (!settled) continue;
     channelIds ??= await opts.channelIds();
-    if (await queueGroup(store, group, now, opts.panelUrl, channelIds)) made++;
+    if (await queueGroup(store, group, now, opts, channelIds)) made++;
   }
   return made;
 }
 
-async function queueGroup(store: Store, group: Pending[], now: number, panelUrl: string, channelIds: string[]): Promise<boolean> {
+async function queueGroup(store: Store, group: Pending[], now: number, opts: BatchOptions, regular: string[]): Promise<boolean> {
   const state = group[0]!.state;
   return store.db.transaction().execute(async (trx) => {
     let claim = trx
@@ -85,6 +89,12 @@ async function queueGroup(store: Store, group: Pending[], now: number, panelUrl:
       .execute();
     const alerts = rows.map(alertView);
     const first = alerts[0]!;
+    let channelIds = regular;
+    if (state === "resolved" && opts.escalatedChannelIds) {
+      const escalated = alerts.filter((a) => a.escalatedAt != null);
+      const extra = (await Promise.all(escalated.map((a) => opts.escalatedChannelIds!(a)))).flat();
+      channelIds = [...new Set([...regular, ...extra])];
+    }
     const messageId = await enqueueMessage(
       trx,
       {
@@ -92,7 +102,7 @@ async function queueGroup(store: Store, group: Pending[], now: number, panelUrl:
         host: first.host,
         rule: first.rule,
         state,
-        payload: (id) => buildPayload(alerts, state, id, panelUrl),
+        payload: (id) => buildPayload(alerts, state, id, opts.panelUrl),
       },
       channelIds,
       now,

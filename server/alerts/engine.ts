@@ -27,6 +27,7 @@ import type { Deliverer } from "./deliverer";
 import { fetchDiagnosis } from "./diagnosis";
 import { escalateAlert, escalationDueAt } from "./lifecycle";
 import { dbWindows, maintenanceUntil, type MaintenanceWindow } from "./maintenance";
+import { escalationChannelIds, regularChannelIds } from "./routing";
 import { ruleSetting } from "./rules";
 import { activeSilences, isSilenced } from "./silences";
 
@@ -295,7 +296,8 @@ export class AlertEngine {
       windowMs: this.o.config.groupWindowMs,
       diagnosisWaitMs: this.o.config.diagnosisTimeoutMs + 1000,
       panelUrl: this.o.panelUrl,
-      channelIds: async () => (await this.o.channels.all()).filter((c) => c.enabled).map((c) => c.id),
+      channelIds: async () => regularChannelIds(await this.o.channels.all(), this.o.config.rules),
+      escalatedChannelIds: async (alert) => escalationChannelIds(await this.o.channels.all(), this.o.config.rules, alert),
     });
     if (made > 0) this.o.deliverer.kick();
     // a group still inside its window goes out when the window ends, not at the next tick

@@ -4,7 +4,8 @@
  * alert's row and the message for it in the same transaction, so whichever replica wins sends
  * it, once; the outbox (lease, retries, order per channel) delivers it like any other message.
  *
- * The ack message goes to the channels the alert's start went to ("alice acknowledged it: …");
+ * The ack message goes to the channels the alert's start went to ("alice acknowledged it: …"),
+ * and to those it was escalated to;
  * the escalation to the rule's `escalateTo` channels ("not acknowledged after 10 min").
  * An acknowledged alert never escalates; a resolved one neither. Nothing repeats.
  */
@@ -68,9 +69,11 @@ export async function ackAlert(
   by: string,
   note: string | null,
   panelUrl: string,
+  /** the channels it was escalated to, if it was (they heard of it, so they hear who took it) */
+  escalatedTo: readonly string[] = [],
 ): Promise<{ alert: AlertView; messageId: number | null }> {
   const now = await store.nowMs();
-  const channels = await firingChannels(store, id);
+  const channels = [...new Set([...(await firingChannels(store, id)), ...escalatedTo])];
   return store.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("alerts")

@@ -1,8 +1,9 @@
 /**
  * The on-call loop through the panel's real endpoint, over a real agent on a simulated host and
- * real local receivers ("main" gets every alert, "pager" is the rule's escalateTo): a failed unit
- * is acknowledged in time (the channels hear who and why, the status page says "Investigating",
- * nothing escalates); the next failure is not, and escalates once; a maintenance window keeps the
+ * real local receivers ("main" gets every alert, "pager" is the rule's escalateTo: it hears only
+ * escalations and what follows them): a failed unit is acknowledged in time (main hears who and
+ * why, the pager nothing, the status page says "Investigating", nothing escalates); the next
+ * failure is not, and escalates once: the pager hears that, then who took it and its end; a maintenance window keeps the
  * one after that recorded but unsent, and the status page says "Planned maintenance until …".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,7 +64,7 @@ const at = (path: string) =>
     .filter((r) => r.path === path)
     .map((r) => r.json as AlertWebhookPayload)
     .filter((p) => p.unit === FAILED);
-/** (every enabled channel gets every alert; escalateTo gets the escalation besides) */
+/** (main gets every alert; pager, named in escalateTo, only what was escalated to it and what followed) */
 const escalations = () => at("/pager").filter((p) => p.kind === "escalation");
 const openAlert = async () =>
   data<{ alerts: AlertView[] }>(await query("alerts.list", { state: "open", unit: FAILED })).alerts.find((a) => a.rule === "unit-failed") ?? null;
@@ -113,6 +114,13 @@ describe("acknowledged in time", () => {
     expect(svc?.words).toMatch(/ — Investigating$/);
     await sleep((ESCALATE_S + 1.5) * 1000);
     expect(escalations()).toEqual([]);
+    // the escalation channel heard nothing of an alert that never escalated, and the Alerts page says why
+    expect(at("/pager")).toEqual([]);
+    const channels = data<{ name: string; escalationOnly?: boolean }[]>(await query("alerts.channels.list"));
+    expect(channels.filter((c) => c.name !== "push").map((c) => [c.name, c.escalationOnly])).toEqual([
+      ["main", false],
+      ["pager", true],
+    ]);
   }, 20_000);
 });
 
@@ -128,7 +136,14 @@ describe("not acknowledged", () => {
     expect(at("/main").filter((p) => p.kind === "escalation")).toEqual([]);
     await sleep(2000);
     expect(escalations()).toHaveLength(1);
-    expect((await openAlert())!.escalatedAt).toEqual(expect.any(Number));
+    const escalated = (await openAlert())!;
+    expect(escalated.escalatedAt).toEqual(expect.any(Number));
+    // its start went to main only; once escalated, the pager hears who took it and that it ended
+    expect(at("/pager").map((p) => p.kind)).toEqual(["escalation"]);
+    data(await mutate("alerts.ack", { id: escalated.id, note: "on it now" }, "olga"));
+    await expect.poll(() => at("/pager").map((p) => p.kind), { timeout: 5000 }).toEqual(["escalation", "acknowledged"]);
+    data(await mutate("units.resetFailed", { host: HOST, name: FAILED }));
+    await expect.poll(() => at("/pager").map((p) => `${p.kind}:${p.state}`), { timeout: 10_000 }).toContain("alert:resolved");
   }, 40_000);
 });
 

@@ -16,6 +16,7 @@ import { createWindow, dbWindows, endWindow, windowView, type MaintenanceWindow 
 import { testPayload } from "./message";
 import { enqueueMessage, lastAttempts, listDeliveries } from "./outbox";
 import { sendTo } from "./senders";
+import { escalationChannelIds, escalationNames } from "./routing";
 import { describeRules } from "./rules";
 import { addSilence, endSilence, listSilences } from "./silences";
 
@@ -99,7 +100,8 @@ export class AlertsService {
 
   async channelViews(): Promise<ChannelView[]> {
     const [channels, last] = await Promise.all([this.channels.all(), (async () => lastAttempts((await this.store()).db))()]);
-    return channels.map((c) => channelView(c, last.get(c.id) ?? null));
+    const escalation = escalationNames(this.o.config.rules);
+    return channels.map((c) => ({ ...channelView(c, last.get(c.id) ?? null), escalationOnly: escalation.has(c.name) }));
   }
 
   async addChannel(input: AddChannelInput, by: string): Promise<ChannelView> {
@@ -151,9 +153,11 @@ export class AlertsService {
     return addSilence(store.db, input, by, await store.nowMs());
   }
 
-  /** "I'm on it": the first acknowledgement wins; a message goes to the channels its start went to. */
+  /** "I'm on it": the first acknowledgement wins; a message goes to the channels its start (and its escalation) went to. */
   async ack(id: number, by: string, note: string | null) {
-    const result = await ackAlert(await this.store(), id, by, note, this.o.panelUrl);
+    const row = await this.alert(id);
+    const escalatedTo = row?.escalated_at != null ? escalationChannelIds(await this.channels.all(), this.o.config.rules, row) : [];
+    const result = await ackAlert(await this.store(), id, by, note, this.o.panelUrl, escalatedTo);
     if (result.messageId !== null) this.deliverer.kick();
     return result;
   }

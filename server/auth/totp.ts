@@ -144,6 +144,24 @@ export class TotpStore {
   }
 
   /**
+   * A new set of recovery codes for a user who has it on (the old ones stop working), e.g. once
+   * most are used: returns them (shown once). The caller has checked password and code.
+   */
+  async renewRecoveryCodes(userId: number): Promise<{ recoveryCodes: string[] }> {
+    const { db } = await this.store();
+    const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = recoveryCodes.map((c) => sha256Hex(normalizeRecoveryCode(c)));
+    const r = await db
+      .updateTable("user_totp")
+      .set({ recovery_codes: JSON.stringify(hashes) })
+      .where("user_id", "=", userId)
+      .where("enabled_at", "is not", null)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) throw new AuthError("two-factor", "two-factor sign-in is not on, so there are no recovery codes to renew");
+    return { recoveryCodes };
+  }
+
+  /**
    * Check a second factor of a user who has it on: a 6-digit code (current step ±1, later than
    * the last accepted) or an unused recovery code (used up by this).
    */

@@ -100,6 +100,8 @@ export interface ChannelView {
   createdBy: string | null;
   /** the last delivery attempt, for the channel list */
   lastDelivery: { atMs: number; ok: boolean; error: string | null } | null;
+  /** a rule names it in escalateTo: it hears only escalations and what follows them, not every alert */
+  escalationOnly?: boolean;
 }
 
 export interface DeliveryView {

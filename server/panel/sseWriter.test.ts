@@ -74,11 +74,15 @@ describe("the push path", () => {
 /** A FrameOut recording writes; `full` makes its backlog large until drained. */
 function fakeOut() {
   const writes: string[][] = [];
+  const raw: (readonly Uint8Array[])[] = [];
   const closed = new AbortController();
   let full = false;
   let drain: (() => void) | null = null;
   const out: FrameOut = {
-    write: (chunks) => void writes.push(chunks.map((c) => new TextDecoder().decode(c))),
+    write: (chunks) => {
+      raw.push(chunks);
+      writes.push(chunks.map((c) => new TextDecoder().decode(c)));
+    },
     backlog: () => (full ? 10_000_000 : 0),
     drained: () => (full ? new Promise<void>((r) => (drain = r)) : Promise.resolve()),
     closed: closed.signal,
@@ -87,6 +91,7 @@ function fakeOut() {
   return {
     out,
     writes,
+    raw,
     closed,
     fill: () => (full = true),
     empty: () => {
@@ -111,10 +116,57 @@ describe("runPush", () => {
     await turn();
     push("3", "c");
     await turn();
-    expect(o.writes).toEqual([["1:a|", "2:b|"], ["3:c|"]]);
+    expect(o.writes).toEqual([["1:a|2:b|"], ["3:c|"]]);
     end.abort();
     await done;
     expect(closed).toBe(1);
+  });
+
+  it("viewers in the same position share one buffer per turn; one that joined mid-turn or resumed gets its own frames, none twice or cut", async () => {
+    // frames encoded once per item, as the panel's encoder does (shared by reference)
+    const cache = new Map<string, Uint8Array>();
+    const once = (id: string, data: unknown) => {
+      let f = cache.get(id);
+      if (!f) cache.set(id, (f = enc(id, data)));
+      return f;
+    };
+    const end = new AbortController();
+    const viewers = [fakeOut(), fakeOut(), fakeOut(), fakeOut()];
+    const pushes: ((id: string, data: unknown) => void)[] = [];
+    const done = viewers.map((o) =>
+      runPush(new PushFeed((p) => (pushes.push(p), { resync: () => ({ id: "s", data: "snap" }), close: () => undefined }), end.signal), o.out, once, 0),
+    );
+    const [a, b, late, resumed] = pushes as [
+      (id: string, data: unknown) => void,
+      (id: string, data: unknown) => void,
+      (id: string, data: unknown) => void,
+      (id: string, data: unknown) => void,
+    ];
+    resumed("s", "snap"); // its snapshot first, then live frames like everyone
+    for (const [id, data] of [
+      ["1", "a"],
+      ["2", "b"],
+    ] as const)
+      for (const p of [a, b, resumed]) p(id, data);
+    // `late` joins after frame 2: its snapshot, then frame 3 with everyone
+    late("s", "snap");
+    for (const p of [a, b, late, resumed]) p("3", "c");
+    await turn();
+    const [va, vb, vl, vr] = viewers as [ReturnType<typeof fakeOut>, ReturnType<typeof fakeOut>, ReturnType<typeof fakeOut>, ReturnType<typeof fakeOut>];
+    expect(va.writes).toEqual([["1:a|2:b|3:c|"]]);
+    expect(vb.writes).toEqual([["1:a|2:b|3:c|"]]);
+    expect(vl.writes).toEqual([["s:snap|3:c|"]]);
+    expect(vr.writes).toEqual([["s:snap|1:a|2:b|3:c|"]]);
+    // a and b: the very same bytes, concatenated once
+    expect(vb.raw[0]![0]).toBe(va.raw[0]![0]);
+    // next turn: everyone in the same position again, one buffer for all four
+    for (const p of pushes) p("4", "d");
+    await turn();
+    const fourth = viewers.map((o) => o.raw[1]![0]);
+    expect(new Set(fourth).size).toBe(1);
+    expect(new TextDecoder().decode(fourth[0])).toBe("4:d|");
+    end.abort();
+    await Promise.all(done);
   });
 
   it("a viewer whose socket is full gets nothing more until it drains, then a fresh snapshot and what comes after", async () => {
@@ -141,7 +193,7 @@ describe("runPush", () => {
     push("1001", "live");
     await turn();
     expect(resyncs).toBe(1);
-    expect(o.writes.slice(1).flat()).toEqual(["s9:snapshot|", "1001:live|"]);
+    expect(o.writes.slice(1).flat().join("")).toBe("s9:snapshot|1001:live|");
     end.abort();
     await done;
   });

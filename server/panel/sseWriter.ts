@@ -1,8 +1,11 @@
 /**
  * The push-based writer of a viewer's live stream (events.watch): the fleet hub hands each
  * event's frame (encoded once, shared by every viewer of it) straight to each viewer's writer,
- * which collects what came in one turn of the event loop and writes it to the socket in one
- * go (cork/uncork: one writev). No async generator, promise or web stream per viewer per event.
+ * which collects what came in one turn of the event loop and writes it to the socket as one
+ * buffer (one HTTP chunk). Viewers in the same position get the same frames in the same order
+ * in a turn (every viewer of a scope, but one just connected, resumed or resynced): their frames
+ * are concatenated once and the one buffer is shared by all of them (`Run`); a viewer whose
+ * frames differ has its own. No async generator, promise or web stream per viewer per event.
  * Bounded: a viewer whose socket holds more than VIEWER_BACKLOG_BYTES unsent is behind; what
  * waits for it is dropped, and once its socket drains it gets a fresh snapshot and goes on
  * (the resume semantics of the queue it replaces: a slow client never costs unbounded memory).
@@ -27,8 +30,55 @@ export const VIEWER_BACKLOG_BYTES = 256 * 1024;
 
 type Encode = (id: string, data: unknown) => Uint8Array;
 
+/**
+ * The frames a writer was pushed this turn, as a path in a tree shared by every writer: a writer
+ * pushed the same frames (by reference) in the same order as another is at the same node, and
+ * the node's bytes (its frames concatenated) are made once for all of them. A node is only ever
+ * its own frame sequence, so sharing cannot mix viewers' frames; the tree is begun anew each turn.
+ */
+class Run {
+  private nextFrame: Uint8Array | null = null;
+  private nextRun: Run | null = null;
+  private more: Map<Uint8Array, Run> | null = null;
+  private joined: Uint8Array | null = null;
+
+  constructor(
+    private readonly parent: Run | null,
+    private readonly frame: Uint8Array | null,
+    private readonly byteLength: number,
+  ) {}
+
+  then(frame: Uint8Array): Run {
+    if (this.nextFrame === frame) return this.nextRun!;
+    const hit = this.more?.get(frame);
+    if (hit) return hit;
+    const run = new Run(this, frame, this.byteLength + frame.byteLength);
+    if (this.nextRun === null) {
+      this.nextFrame = frame;
+      this.nextRun = run;
+    } else (this.more ??= new Map()).set(frame, run);
+    return run;
+  }
+
+  bytes(): Uint8Array {
+    if (this.joined) return this.joined;
+    if (this.parent?.frame === null) return (this.joined = this.frame!);
+    const buf = new Uint8Array(this.byteLength);
+    let end = this.byteLength - this.frame!.byteLength;
+    buf.set(this.frame!, end);
+    for (let r = this.parent; r?.frame; r = r.parent) {
+      end -= r.frame.byteLength;
+      buf.set(r.frame, end);
+    }
+    return (this.joined = buf);
+  }
+}
+
+let turnRoot = new Run(null, null, 0);
+
 class PushWriter {
-  pending: Uint8Array[] = [];
+  /** what waits to be sent (null: nothing) */
+  pending: Run | null = null;
   lastWriteMs = Date.now();
   behind = false;
   sub: PushSubscription | null = null;
@@ -41,24 +91,25 @@ class PushWriter {
 
   push(id: string, data: unknown): void {
     if (this.behind) return;
-    this.pending.push(this.encode(id, data));
-    if (this.pending.length === 1) schedule(this);
+    const first = this.pending === null;
+    this.pending = (this.pending ?? turnRoot).then(this.encode(id, data));
+    if (first) schedule(this);
   }
 
   flush(): void {
-    if (this.pending.length === 0 || this.out.closed.aborted) {
-      this.pending = [];
+    if (this.pending === null || this.out.closed.aborted) {
+      this.pending = null;
       return;
     }
     if (this.out.backlog() > this.limit) return this.fellBehind();
-    const chunks = this.pending;
-    this.pending = [];
+    const run = this.pending;
+    this.pending = null;
     this.lastWriteMs = Date.now();
-    this.out.write(chunks);
+    this.out.write([run.bytes()]);
   }
 
   private fellBehind(): void {
-    this.pending = [];
+    this.pending = null;
     this.behind = true;
     void this.out.drained().then(() => {
       if (!this.sub || this.out.closed.aborted) return;
@@ -88,6 +139,8 @@ function schedule(w: PushWriter): void {
     flushing = false;
     const now = dirty;
     dirty = [];
+    // what is pushed from here on is next turn's (the writers below hold this turn's runs)
+    turnRoot = new Run(null, null, 0);
     for (const writer of now) writer.flush();
   });
 }

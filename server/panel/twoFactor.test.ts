@@ -148,4 +148,30 @@ describe("a role that need not use it", () => {
     expect(ok.status, ok.text).toBe(200);
     expect((await call(panel, "session.login", { input: { username: "otto", password: PASSWORD } })).headers.getSetCookie()).toHaveLength(1);
   });
+
+  it("new recovery codes, with password and code: the old ones stop working, the new ones sign in once; audited", async () => {
+    await addUser(panel, "rita", "operator", ["vllm-*"]);
+    const cookie = await login(panel, "rita");
+    const { secret, recoveryCodes: old } = await enrol(cookie);
+    const wrong = await call(panel, "twoFactor.renewRecoveryCodes", { input: { password: PASSWORD, code: "000000" }, cookie });
+    expect(wrong.status).toBe(401);
+    expect((await panel.auth.audit.queryAudit({ action: "user.2fa.recovery-codes" }))[0]).toMatchObject({ user: "rita", outcome: "refused" });
+    const renewed = await call(panel, "twoFactor.renewRecoveryCodes", { input: { password: PASSWORD, code: codeAt(secret, now()) }, cookie });
+    expect(renewed.status, renewed.text).toBe(200);
+    nextStep();
+    const fresh = (renewed.json!.result!.data as { recoveryCodes: string[] }).recoveryCodes;
+    expect(fresh).toHaveLength(10);
+    expect(fresh.some((c) => old.includes(c))).toBe(false);
+    expect((await panel.auth.audit.queryAudit({ action: "user.2fa.recovery-codes" }))[0]).toMatchObject({ user: "rita", outcome: "ok" });
+    const status = await call(panel, "twoFactor.status", { method: "GET", cookie });
+    expect(status.json!.result!.data).toMatchObject({ enabled: true, recoveryCodesLeft: 10 });
+    // an old code no longer signs in; a new one does
+    const c1 = await passwordStep("rita", "10.2.0.4");
+    const stale = await call(panel, "session.loginCode", { input: { challenge: c1, code: old[0] }, headers: { "x-gpudeck-peer": "10.2.0.4" } });
+    expect(stale.status).toBe(401);
+    const c2 = await passwordStep("rita", "10.2.0.4");
+    const good = await call(panel, "session.loginCode", { input: { challenge: c2, code: fresh[0] }, headers: { "x-gpudeck-peer": "10.2.0.4" } });
+    expect(good.status, good.text).toBe(200);
+    expect(good.json!.result!.data).toMatchObject({ recoveryCodesLeft: 9 });
+  });
 });

@@ -23,8 +23,9 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
         {label}
       </label>
       {children({ id, "aria-describedby": hint ? `${id}-hint` : undefined })}
+      {/* zinc-600: AA (4.5:1) on the alerts' red tint too, where the acknowledgement's note has a hint */}
       {hint && (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+        <p id={`${id}-hint`} className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
           {hint}
         </p>
       )}

@@ -2,12 +2,15 @@
  * `twoFactor.*`: a local account's TOTP second factor (server/auth/totp.ts), on the Account page.
  * - `status`; `begin` (a new secret: QR code and the secret as text); `enable { code }` (the first
  *   code from the app turns it on and answers the recovery codes, once); `disable { password,
- *   code }` (both, rate-limited like sign-in). Admins reset someone else's with `users.resetTwoFactor`.
+ *   code }` (both, rate-limited like sign-in); `renewRecoveryCodes { password, code }` (the same
+ *   checks; new codes, shown once, the old ones void). Admins reset someone else's with
+ *   `users.resetTwoFactor`.
  * - For the person in a browser session only: not API tokens, not the reverse proxy's identities,
  *   not single sign-on users (their identity provider does MFA).
  * - A session that must enrol first (panel.require_2fa_for: `panelRequest.twoFactorEnrolment`)
  *   may call `status`, `begin` and `enable`, and nothing else in the panel.
- * - Turning it on and off, and every refusal of that, is audited (`user.2fa.enable`, `user.2fa.disable`).
+ * - Turning it on and off, new recovery codes, and every refusal of those, are audited
+ *   (`user.2fa.enable`, `user.2fa.disable`, `user.2fa.recovery-codes`).
  */
 import { TRPCError } from "@trpc/server";
 import QRCode from "qrcode";
@@ -55,6 +58,26 @@ async function record(
     detail,
   });
   audit.recorded = true;
+}
+
+/** Password and a current code (or a recovery code), throttled like sign-in: they are credentials. */
+async function checkPasswordAndCode(
+  req: PanelRequest,
+  services: PanelServices,
+  user: { id: number; username: string },
+  input: { password: string; code: string },
+): Promise<void> {
+  const attempt = await services.auth.limiter.attempt(user.username, req.sourceAddr);
+  if (!attempt.allowed)
+    throw new TRPCError({
+      code: "TOO_MANY_REQUESTS",
+      message: `Too many wrong passwords or codes; try again in ${Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))} min.`,
+    });
+  const password = await services.auth.users.verifyCredentials(user.username, input.password);
+  if (!password.ok) throw new TRPCError({ code: "UNAUTHORIZED", message: "Wrong password." });
+  const code = await services.auth.twoFactor.verify(user.id, input.code);
+  if (!code.ok) throw new TRPCError({ code: "UNAUTHORIZED", message: "Wrong code: type the 6 digits your authenticator app shows now, or a recovery code." });
+  await attempt.succeeded();
 }
 
 const fromAuthError = (err: unknown) =>
@@ -108,21 +131,32 @@ export const twoFactorRouter = router({
           code: "FORBIDDEN",
           message: `Your role (${user.role}) must sign in with two factors (panel.require_2fa_for); an admin can reset yours if you lost the device.`,
         });
-      // password and code are credentials: guessing them is throttled like sign-in
-      const attempt = await services.auth.limiter.attempt(user.username, req.sourceAddr);
-      if (!attempt.allowed)
-        throw new TRPCError({
-          code: "TOO_MANY_REQUESTS",
-          message: `Too many wrong passwords or codes; try again in ${Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))} min.`,
-        });
-      const password = await services.auth.users.verifyCredentials(user.username, input.password);
-      if (!password.ok) throw new TRPCError({ code: "UNAUTHORIZED", message: "Wrong password." });
-      const code = await services.auth.twoFactor.verify(user.id, input.code);
-      if (!code.ok)
-        throw new TRPCError({ code: "UNAUTHORIZED", message: "Wrong code: type the 6 digits your authenticator app shows now, or a recovery code." });
-      await attempt.succeeded();
+      await checkPasswordAndCode(req, services, user, input);
       await services.auth.twoFactor.remove(user.id);
       await record(req, services, user, "user.2fa.disable", `user=${user.username} two-factor sign-in off`, ctx.audit);
       return { ok: true as const };
+    }),
+  renewRecoveryCodes: audited(() => ({ action: "user.2fa.recovery-codes", host: null }))
+    .input(z.object({ password: z.string().max(2048), code: codeInput }).strict())
+    .mutation(async ({ input, ctx }) => {
+      const { panelRequest: req, services } = ctx;
+      const user = await sessionUser(req, services);
+      if (!req.principal) throw notSignedIn(req);
+      await checkPasswordAndCode(req, services, user, input);
+      let recoveryCodes: string[];
+      try {
+        ({ recoveryCodes } = await services.auth.twoFactor.renewRecoveryCodes(user.id));
+      } catch (err) {
+        throw fromAuthError(err);
+      }
+      await record(
+        req,
+        services,
+        user,
+        "user.2fa.recovery-codes",
+        `user=${user.username} ${recoveryCodes.length} new recovery codes (the old ones void)`,
+        ctx.audit,
+      );
+      return { recoveryCodes };
     }),
 });
