@@ -9,10 +9,15 @@
  * Node script (~40 ms of CPU per start, the real binary 7–20 ms on small hosts, seconds without
  * persistence mode), so its share is shown apart. Target: the agent ≤ 1/5 of the naive loop's CPU.
  *
- *   node --import tsx bench/agent-overhead.ts [--smoke] [--seconds=60] [--units=32]     (root)
+ *   node --import tsx bench/agent-overhead.ts [--smoke] [--seconds=60] [--units=32] [--cpu-prof=DIR]   (root)
+ *
+ * --cpu-prof=DIR: run the agent under `node --cpu-prof` and copy its profile to DIR (read it with
+ * bench/lib/cpuProfile.ts); the profiler costs CPU itself, so that run's numbers are not the agent's.
  */
 import type { Sandbox } from "../e2e/sandbox/sandbox";
 import { FAKE_NVIDIA_SMI_PATH, fakeGpu } from "../e2e/fakes/fakeNvidiaSmi";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { numberArg, runMain, smoke } from "./lib/args";
 import { printHeader } from "./lib/machine";
 import { cgroupCpuSeconds, ownCpuSeconds, PeakSampler, rssBytes, treeCpuSeconds, treeRssBytes } from "./lib/proc";
@@ -25,6 +30,8 @@ const UNITS = numberArg("units", 32, 4);
 const GPUS = 8;
 const WARM_S = smoke ? 1 : 10;
 const STATE = "/run/bench-nvidia-smi.json";
+const PROF_DIR = process.argv.find((a) => a.startsWith("--cpu-prof="))?.slice("--cpu-prof=".length) ?? null;
+const INSIDE_PROF_DIR = "/run/gpudeck-agent-prof";
 const names = Array.from({ length: UNITS }, (_, i) => `bench-u${String(i + 1).padStart(2, "0")}.service`);
 const unitFile = (i: number) => `[Unit]
 Description=gpudeck bench: service ${i + 1}, holding GPU memory on GPU ${i % GPUS}
@@ -154,16 +161,33 @@ async function naivePhase(sb: Sandbox, name: string, perUnit: boolean): Promise<
   }
 }
 
+/** The agent's profile (written when it exits) out of the sandbox's tmpfs. */
+async function copyProfiles(sb: Sandbox, dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const ls = await sb.exec(["ls", "--", INSIDE_PROF_DIR]);
+  for (const name of ls.stdout.split("\n").filter((n) => n.endsWith(".cpuprofile"))) {
+    writeFileSync(path.join(dir, name), await sb.readFile(`${INSIDE_PROF_DIR}/${name}`));
+    console.log(`agent profile: ${path.join(dir, name)}`);
+  }
+}
+
 const pctOf = (s: number | null, wallS: number): Cell => (s === null ? null : `${((100 * s) / wallS).toFixed(1)} %`);
 
 async function main() {
   printHeader(`Agent overhead on real systemd: ${UNITS} units and ${GPUS} GPUs at 1 Hz for ${SECONDS} s, vs a naive polling loop`, smoke);
   if (!sandboxAvailable("agent overhead")) return;
   const units = Object.fromEntries(names.map((n, i) => [n, unitFile(i)]));
-  const host = await bootHost("bench-ov", units, "bench-u*.service", { FAKE_NVIDIA_SMI_STATE: STATE, GPUDECK_GPU_INTERVAL_MS: "1000" }, async (sb) => {
-    await sb.writeFile(STATE, JSON.stringify({ gpus: Array.from({ length: GPUS }, (_, i) => fakeGpu(i)), allocations: [] }));
-    await sb.systemctl(["start", ...names], { timeoutMs: 120_000 });
-  });
+  const host = await bootHost(
+    "bench-ov",
+    units,
+    "bench-u*.service",
+    { FAKE_NVIDIA_SMI_STATE: STATE, GPUDECK_GPU_INTERVAL_MS: "1000" },
+    async (sb) => {
+      await sb.writeFile(STATE, JSON.stringify({ gpus: Array.from({ length: GPUS }, (_, i) => fakeGpu(i)), allocations: [] }));
+      await sb.systemctl(["start", ...names], { timeoutMs: 120_000 });
+    },
+    PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${INSIDE_PROF_DIR}`] : [],
+  );
   const phases: Phase[] = [];
   try {
     const { agent, sb } = host;
@@ -175,6 +199,7 @@ async function main() {
     const holders = last && last.kind === "gpu" ? last.sample.gpus.reduce((n, g) => n + g.holders.filter((h) => h.kind === "unit").length, 0) : 0;
     console.log(`the agent saw ${seenGpus} GPUs, ${holders} holders tied to units; (its event stream had one client, like a panel)`);
     await agent.stop();
+    if (PROF_DIR) await copyProfiles(sb, PROF_DIR);
     phases.push(await naivePhase(sb, `naive: nvidia-smi; ${UNITS} × systemctl show; sleep 1`, true));
     phases.push(await naivePhase(sb, `naive, one systemctl show for all ${UNITS} units`, false));
   } finally {

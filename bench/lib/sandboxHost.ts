@@ -38,13 +38,14 @@ export async function bootHost(
   glob: string,
   agentEnv: Record<string, string> = {},
   setup?: (sb: Sandbox) => Promise<void>,
+  nodeArgs: string[] = [],
 ): Promise<BenchHost> {
   const sb = await Sandbox.boot({ name });
   try {
     for (const [file, text] of Object.entries(units)) await sb.writeFile(`/etc/systemd/system/${file}`, text);
     await sb.systemctl(["daemon-reload"]);
     await setup?.(sb);
-    const agent = await RunningAgent.start(sb, { units: glob, env: agentEnv });
+    const agent = await RunningAgent.start(sb, { units: glob, env: agentEnv, nodeArgs });
     return {
       sb,
       agent,

@@ -55,12 +55,16 @@ export class RunningAgent {
   ) {}
 
   /** `port` and `token` of an earlier agent make this one its restart (a panel keeps its URL). */
-  static async start(sb: Sandbox, opts: { units: string; env?: Record<string, string>; port?: number; token?: string }): Promise<RunningAgent> {
+  /** `nodeArgs` go before the script (e.g. `--cpu-prof`, for a bench's profile of the agent). */
+  static async start(
+    sb: Sandbox,
+    opts: { units: string; env?: Record<string, string>; port?: number; token?: string; nodeArgs?: string[] },
+  ): Promise<RunningAgent> {
     const port = opts.port ?? (await freePort());
     const token = opts.token ?? randomBytes(24).toString("hex");
     const statePath = "/run/fake-nvidia-smi.json";
     await sb.writeFile(statePath, JSON.stringify({ gpus: [fakeGpu(0)], allocations: [] }));
-    const proc = sb.spawn(["node", "--import", "tsx", "server/agent/main.ts"], {
+    const proc = sb.spawn(["node", ...(opts.nodeArgs ?? []), "--import", "tsx", "server/agent/main.ts"], {
       cwd: REPO_ROOT,
       env: {
         GPUDECK_AGENT_LISTEN: `127.0.0.1:${port}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretName, REDACTED, redactArgv, redactDeep, redactOutput, redactText } from "./redact";
+import { isSecretName, REDACTED, redactArgv, redactDeep, redactMemoSize, redactOutput, redactText } from "./redact";
 
 describe("secret names", () => {
   it.each([
@@ -66,6 +66,31 @@ describe("redactText", () => {
     expect(redactText("git clone https://ghp_abc@github.com/x")).toBe(`git clone https://${REDACTED}@github.com/x`);
     expect(redactText("+ exec vllm serve --api-key sk-123 --port 8000")).toBe(`+ exec vllm serve --api-key ${REDACTED} --port 8000`);
     expect(redactText("INFO: Uvicorn running on http://0.0.0.0:8000")).toBe("INFO: Uvicorn running on http://0.0.0.0:8000");
+  });
+});
+
+describe("redactText remembers its answers (the same GPU sample's strings come every second)", () => {
+  it("does not keep long texts, and returns strings without '=', ':' or space as they are", () => {
+    const before = redactMemoSize();
+    const long = `${"x ".repeat(600)}--password hunter2`;
+    expect(redactText(long)).toBe(`${"x ".repeat(600)}--password ${REDACTED}`);
+    expect(redactText("GPU-0b1c2d3e-aaaa-bbbb-cccc-000000000000")).toBe("GPU-0b1c2d3e-aaaa-bbbb-cccc-000000000000");
+    expect(redactText("--api-key")).toBe("--api-key");
+    expect(redactMemoSize()).toBe(before);
+    // a tab or a no-break space is white space too
+    expect(redactText("--api-key\tsk-1")).toBe(`--api-key\t${REDACTED}`);
+    expect(redactText("Authorization:Bearer abcdefgh12345")).toContain(REDACTED);
+  });
+  it("answers the same again, for a remembered string too, and keeps at most 4096 of them", () => {
+    const line = "vllm serve --api-key sk-remembered --port 8000";
+    const first = redactText(line);
+    expect(first).toBe(`vllm serve --api-key ${REDACTED} --port 8000`);
+    expect(redactText(line)).toBe(first);
+    for (let i = 0; i < 5000; i++) redactText(`HF_TOKEN=t${i} run`);
+    expect(redactMemoSize()).toBeLessThanOrEqual(4096);
+    expect(redactText("HF_TOKEN=t4999 run")).toBe(`HF_TOKEN=${REDACTED} run`);
+    // evicted, asked again: the same answer
+    expect(redactText(line)).toBe(first);
   });
 });
 

@@ -77,9 +77,28 @@ function masked(value: string): string {
   return (q === "'" || q === '"') && value.length > 1 && value.endsWith(q) ? `${q}${REDACTED}${q}` : REDACTED;
 }
 
+/** Every pattern above needs one of these: `=`, `:` (URLs, headers) or white space. */
+const MAY_HOLD_SECRET = /[=:\s]/;
+/** Answers for strings seen before: the agent redacts the same GPU sample's strings every second. */
+const memo = new Map<string, string>();
+const MEMO_MAX_ENTRIES = 4096;
+const MEMO_MAX_CHARS = 1024;
+
 /** Secrets inside one string: a shell script, a log line, one argv element, a unit file. */
 export function redactText(text: string): string {
-  return redactAt(text, 0);
+  if (!MAY_HOLD_SECRET.test(text)) return text;
+  if (text.length > MEMO_MAX_CHARS) return redactAt(text, 0);
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const out = redactAt(text, 0);
+  if (memo.size >= MEMO_MAX_ENTRIES) memo.delete(memo.keys().next().value!);
+  memo.set(text, out);
+  return out;
+}
+
+/** How many answers redactText keeps (tests). */
+export function redactMemoSize(): number {
+  return memo.size;
 }
 
 function redactAt(text: string, depth: number): string {

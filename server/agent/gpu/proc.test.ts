@@ -3,7 +3,16 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProcAdapter, parseBootTimeSec, parseCmdline, parseProcStat, procStateFromLetter, unitFromCgroupFile, unitFromCgroupPath } from "./proc";
+import {
+  createProcAdapter,
+  readStatFile,
+  parseBootTimeSec,
+  parseCmdline,
+  parseProcStat,
+  procStateFromLetter,
+  unitFromCgroupFile,
+  unitFromCgroupPath,
+} from "./proc";
 
 describe("parseProcStat", () => {
   it("reads state, ppid and start time", () => {
@@ -158,6 +167,51 @@ describe("createProcAdapter on a fake /proc tree", () => {
     await fresh.inspect(400);
     await writeFile(path.join(root, "400", "cmdline"), "python3\0serve-c\0");
     expect(await fresh.inspect(400)).toMatchObject({ info: { cmdline: ["python3", "serve-c"] } });
+  });
+});
+
+describe("readStatFile (one reused buffer)", () => {
+  let root: string;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it("reads many stat files in turn, a long one whole, and says null for a missing one", async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "gpudeck-stat-"));
+    const stat = (pid: number, comm: string) =>
+      `${pid} (${comm}) S 1 ${pid} ${pid} 0 -1 4194560 1000 0 0 0 50 10 0 0 20 0 12 0 ${pid * 10} 1000000 500 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n`;
+    const long = "w".repeat(5000);
+    await writeFile(path.join(root, "a"), stat(7, "python3 ünï"));
+    await writeFile(path.join(root, "b"), stat(8, "x"));
+    await writeFile(path.join(root, "c"), stat(9, long));
+    expect(parseProcStat(readStatFile(path.join(root, "a"))!)).toMatchObject({ pid: 7, comm: "python3 ünï", startTimeTicks: 70 });
+    // a shorter file after a longer one: nothing of the earlier read is left in the text
+    expect(readStatFile(path.join(root, "b"))).toBe(stat(8, "x"));
+    expect(readStatFile(path.join(root, "c"))).toBe(stat(9, long));
+    expect(readStatFile(path.join(root, "missing"))).toBeNull();
+  });
+
+  it("inspects many PIDs at once, each with its own state", async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "gpudeck-stat-"));
+    await writeFile(path.join(root, "stat"), "cpu 1 2 3\nbtime 1700000000\n");
+    const letters = ["S", "D", "Z", "R", "T"];
+    for (let pid = 500; pid < 520; pid++) {
+      await mkdir(path.join(root, String(pid)));
+      await writeFile(
+        path.join(root, String(pid), "stat"),
+        `${pid} (w${pid}) ${letters[pid % 5]} 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 ${pid} 1 1 1 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n`,
+      );
+      await writeFile(path.join(root, String(pid), "cmdline"), `w\0${pid}\0`);
+    }
+    const procs = createProcAdapter(root);
+    const pids = Array.from({ length: 21 }, (_, i) => 500 + i); // 520 does not exist
+    const got = await Promise.all(pids.map((pid) => procs.inspect(pid)));
+    expect(got.map((g) => g.info.state)).toEqual([
+      ...pids.slice(0, 20).map((pid) => ({ S: "sleeping", D: "uninterruptible", Z: "zombie", R: "running", T: "stopped" })[letters[pid % 5]!]),
+      "gone",
+    ]);
+    expect(got.map((g) => g.info.startedAtMs)).toEqual([...pids.slice(0, 20).map((pid) => 1700000000 * 1000 + pid * 10), undefined]);
+    expect(got[1]!.info.cmdline).toEqual(["w", "501"]);
   });
 });
 

@@ -2,6 +2,7 @@
  * The real ProcAdapter: a PID's state, command line, start time and systemd unit, read from
  * /proc. The parsing is pure and exported for tests; only `createProcAdapter` touches files.
  */
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ProcAdapter } from "../adapter";
@@ -145,6 +146,34 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
+/** /proc/<pid>/stat is ~300 bytes; one buffer serves every read (they are synchronous). */
+const STAT_BUFFER = Buffer.allocUnsafe(4096);
+
+/**
+ * A PID's stat file, or null when it is gone. Read synchronously into a reused buffer: the
+ * sampler reads every holder's stat each second, and `fs/promises` readFile (open, fstat, read,
+ * read, close, each a trip through the thread pool, plus a FileHandle) was most of the agent's
+ * own CPU. The kernel answers stat without the process's memory lock (unlike cmdline, which
+ * stays asynchronous), so a process stuck in the driver cannot stall the agent here.
+ */
+export function readStatFile(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const n = readSync(fd, STAT_BUFFER, 0, STAT_BUFFER.length, 0);
+    // a longer file (not a real stat: a test tree, a future kernel): read it whole
+    return n < STAT_BUFFER.length ? STAT_BUFFER.toString("utf8", 0, n) : readFileSync(file, "utf8");
+  } catch {
+    return null; // ESRCH: it exited between open and read
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** How long a living process's command line and unit are reused (same PID, same start time). */
 const DETAIL_TTL_MS = 10_000;
 const DETAIL_CACHE_MAX = 4096;
@@ -173,7 +202,8 @@ export function createProcAdapter(procRoot = "/proc", opts: { detailTtlMs?: numb
       const gone = { info: { pid, state: "gone" as const, cmdline: [] }, unit: null };
       if (!Number.isInteger(pid) || pid <= 0) return gone;
       const dir = path.join(procRoot, String(pid));
-      const [statText, boot] = await Promise.all([readText(path.join(dir, "stat")), bootTimeMs()]);
+      const boot = bootTimeMsCache !== undefined ? bootTimeMsCache : await bootTimeMs();
+      const statText = readStatFile(path.join(dir, "stat"));
       const stat = statText === null ? null : parseProcStat(statText);
       if (!stat) {
         details.delete(pid);
