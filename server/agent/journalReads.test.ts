@@ -141,3 +141,70 @@ describe("a shared follower", () => {
     expect(asked).toEqual([1000]);
   });
 });
+
+describe("a shared follower's recent lines", () => {
+  const entry = (n: number): JournalEntry => ({ cursor: `c${n}`, atUsec: 1_000_000 + n, unit: "u.service", priority: 6, pid: 7, message: `line ${n}` });
+  /** a follower that emits what `emit` is given; every one-shot read is recorded */
+  function source() {
+    const asked: number[] = [];
+    let emit: (e: JournalEntry) => void = () => {};
+    return {
+      asked,
+      emit: (e: JournalEntry) => emit(e),
+      src: {
+        journal: async (_name: string, lines: number): Promise<JournalEntry[]> => {
+          asked.push(lines);
+          return [];
+        },
+        async *followJournal(_name: string, signal: AbortSignal): AsyncGenerator<JournalEntry> {
+          const waiting: JournalEntry[] = [];
+          let wake: (() => void) | null = null;
+          emit = (e) => {
+            waiting.push(e);
+            wake?.();
+          };
+          signal.addEventListener("abort", () => wake?.(), { once: true });
+          while (!signal.aborted) {
+            if (waiting.length) yield waiting.shift()!;
+            else await new Promise<void>((r) => (wake = r));
+          }
+        },
+      },
+    };
+  }
+  /** the next `n` cursors, or what came within 2 s */
+  async function take(it: AsyncIterator<JournalEntry>, n: number): Promise<string[]> {
+    const out: string[] = [];
+    const late = new Promise<null>((r) => setTimeout(() => r(null), 2000));
+    while (out.length < n) {
+      const next = await Promise.race([it.next(), late]);
+      if (next === null) break;
+      out.push(next.value!.cursor);
+    }
+    return out;
+  }
+
+  it("a viewer rejoining after a line the follower still holds gets what it missed from memory, without a journalctl read", async () => {
+    const s = source();
+    const share = new SharedJournals(s.src);
+    const ctl = new AbortController();
+    const first = share.follow("u.service", ctl.signal)[Symbol.asyncIterator]();
+    const reading = take(first, 5);
+    await tick();
+    for (let i = 1; i <= 5; i++) s.emit(entry(i));
+    expect(await reading).toEqual(["c1", "c2", "c3", "c4", "c5"]);
+    // a second browser that saw up to c2 reconnects
+    const again = share.follow("u.service", ctl.signal, "c2")[Symbol.asyncIterator]();
+    const missed = take(again, 4);
+    await tick();
+    s.emit(entry(6));
+    expect(await missed).toEqual(["c3", "c4", "c5", "c6"]);
+    expect(s.asked).toEqual([]);
+    // a cursor the follower never saw: one read, as before
+    const older = share.follow("u.service", ctl.signal, "c0-long-ago")[Symbol.asyncIterator]();
+    void older.next().catch(() => undefined);
+    await tick();
+    expect(s.asked).toEqual([REJOIN_BACKLOG_LINES]);
+    ctl.abort();
+  });
+});

@@ -4,8 +4,10 @@
  *
  * The first viewer of a unit starts the follower (continuing after its last line when it
  * reconnects, as before); a viewer joining a running one gets the live lines from then on, and,
- * when it reconnects with a cursor, what it missed from a one-shot read of the unit's recent journal
- * (overlap with the live lines dropped by cursor). Each viewer has a bounded queue: one that falls
+ * when it reconnects with a cursor, what it missed: from the follower's own last lines when it
+ * still holds that cursor (no journalctl read: browsers reconnecting in a loop cost nothing on
+ * the GPU host), else from a one-shot read of the unit's recent journal (overlap with the live
+ * lines dropped by cursor). Each viewer has a bounded queue: one that falls
  * behind is told to reconnect, never slows the others. The follower stops with its last viewer,
  * and a failing follower ends every viewer's stream with its error (they reconnect by cursor).
  */
@@ -46,6 +48,25 @@ interface Viewer {
 interface Follower {
   ctl: AbortController;
   viewers: Set<Viewer>;
+  /** its last lines (at least `backlogLines` within RECENT_MAX_CHARS), oldest first: a viewer rejoining after one of them needs no read */
+  recent: JournalEntry[];
+  recentChars: number;
+}
+
+/** What a follower keeps of its recent lines' text at most (memory per followed unit). */
+export const RECENT_MAX_CHARS = 1_000_000;
+
+/** Add `e` to the follower's recent lines; past twice `lines` (or the text bound) the oldest go, in one splice. */
+function keepRecent(f: Follower, e: JournalEntry, lines: number): void {
+  f.recent.push(e);
+  f.recentChars += e.message.length;
+  if (f.recent.length <= lines * 2 && f.recentChars <= RECENT_MAX_CHARS) return;
+  let drop = Math.max(0, f.recent.length - lines);
+  let chars = f.recentChars;
+  for (let i = 0; i < drop; i++) chars -= f.recent[i]!.message.length;
+  while (chars > RECENT_MAX_CHARS / 2 && drop < f.recent.length - 1) chars -= f.recent[drop++]!.message.length;
+  f.recent.splice(0, drop);
+  f.recentChars = chars;
 }
 
 export class SharedJournals {
@@ -88,7 +109,15 @@ export class SharedJournals {
     try {
       let seen: Set<string> | null = null;
       let sinceUsec = -Infinity;
-      if (joined && afterCursor) {
+      // the follower still holds the line this viewer saw last: what came after it, from memory
+      // (taken before any await: every later line arrives in the viewer's queue, none twice)
+      const held = joined && afterCursor ? follower.recent.findIndex((e) => e.cursor === afterCursor) : -1;
+      if (held >= 0) {
+        for (const e of follower.recent.slice(held + 1)) {
+          if (signal.aborted) return;
+          yield e;
+        }
+      } else if (joined && afterCursor) {
         // live lines queue up meanwhile; what came before them is read once
         const recent = await this.source.journal(name, this.backlogLines);
         const at = recent.findIndex((e) => e.cursor === afterCursor);
@@ -119,11 +148,12 @@ export class SharedJournals {
   }
 
   private start(name: string, afterCursor: string | undefined): Follower {
-    const follower: Follower = { ctl: new AbortController(), viewers: new Set() };
+    const follower: Follower = { ctl: new AbortController(), viewers: new Set(), recent: [], recentChars: 0 };
     this.followers.set(name, follower);
     void (async () => {
       try {
         for await (const e of this.source.followJournal(name, follower.ctl.signal, afterCursor ? { afterCursor } : {})) {
+          keepRecent(follower, e, this.backlogLines);
           for (const v of follower.viewers) v.queue.push(e);
         }
         for (const v of follower.viewers) v.queue.end();

@@ -261,8 +261,14 @@ export class ApiTokenStore {
 
   /** Is the token still good (an open stream's re-check)? */
   async stillValid(id: number): Promise<boolean> {
+    return (await this.recheck(id)) !== null;
+  }
+
+  /** The principal the token acts as now (its owner's current role and units), or null when it is no longer good. */
+  async recheck(id: number): Promise<Principal | null> {
     const row = await (await this.query()).where("t.id", "=", id).executeTakeFirst();
-    return (await this.check(row, false)).ok;
+    const check = await this.check(row, false);
+    return check.ok ? check.principal : null;
   }
 
   private refuse(reason: ApiTokenRefusal): ApiTokenCheck {

@@ -134,6 +134,11 @@ export class UserStore {
     return this.source.get();
   }
 
+  /** A user was changed outside this store (an OIDC sign-in's groups, ./oidc/accounts.ts): read the events it published now. */
+  announceChange(): void {
+    this.events.poke();
+  }
+
   // user names are ASCII (usernameProblem), so SQL's lower() and JavaScript's agree
   private row(db: Db, username: string): Promise<UserRow | undefined> {
     return db

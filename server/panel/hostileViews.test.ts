@@ -23,11 +23,13 @@ import { PEER_HEADER } from "./context";
 import type { Panel } from "./instance";
 import {
   addUser,
+  bearerHeaders,
   call,
   HOST,
   hostConnected,
   login,
   openEventStream,
+  openStream,
   readSse,
   startTestAgent,
   startTestPanel,
@@ -175,6 +177,60 @@ describe("journal-sourced text: only for callers with journal access, and said t
     } finally {
       await open.close();
     }
+  });
+});
+
+describe("a change of role reaches every open stream (issue 25, finding 6)", () => {
+  it("an operator made viewer: their open event stream ends (the browser reconnects) and carries no log line after", async () => {
+    await addUser(panel, "olga", "operator", ["vllm-*"]);
+    const olga = await login(panel, "olga");
+    const stream = await openEventStream(panel, olga);
+    await stream.until(/"kind":"host-snapshot"/);
+    agent.hub.publish({ kind: "readiness", unit: KIMI, readiness: lineReadiness() });
+    expect(await stream.until(new RegExp(READY_SECRET))).toContain("torch.OutOfMemoryError");
+    const demoted = await call(panel, "users.update", { input: { username: "olga", role: "viewer" }, cookie: cookie.ada! });
+    expect(demoted.status, demoted.text).toBe(200);
+    // the panel re-checks at once (the periodic check is 15 s away): the stream ends without an error
+    const ended = await stream.until(/event: return/, 2000);
+    const after = ended.slice(ended.lastIndexOf(READY_SECRET) + READY_SECRET.length);
+    expect(after).not.toMatch(/serialized-error/);
+    // a new stream has the viewer's view
+    const again = await openEventStream(panel, olga);
+    await again.until(/"kind":"host-snapshot"/);
+    agent.hub.publish({ kind: "readiness", unit: KIMI, readiness: lineReadiness() });
+    const seen = await again.until(/"kind":"readiness"[^\n]*"lineHidden":true/);
+    await again.close();
+    expect(seen).not.toContain(READY_SECRET);
+  });
+
+  it("an admin made operator: their open event stream ends too (hosts' errors are for admins)", async () => {
+    await addUser(panel, "adam", "admin");
+    const adam = await login(panel, "adam");
+    const stream = await openEventStream(panel, adam, { watch: "fleet" });
+    await stream.until(/"kind":"fleet-snapshot"/);
+    expect((await call(panel, "users.update", { input: { username: "adam", role: "operator" }, cookie: cookie.ada! })).status).toBe(200);
+    await stream.until(/event: return/, 2000);
+  });
+
+  it("a change that keeps what the stream shows leaves it open", async () => {
+    const stream = await openEventStream(panel, cookie.otto!);
+    await stream.until(/"kind":"host-snapshot"/);
+    expect((await call(panel, "users.update", { input: { username: "otto", unitPatterns: ["vllm-*"] }, cookie: cookie.ada! })).status).toBe(200);
+    await expect(stream.until(/event: return|serialized-error/, 500)).rejects.toThrow(/did not show/);
+    await stream.close();
+    expect((await call(panel, "users.update", { input: { username: "otto", unitPatterns: ["vllm-embed-*"] }, cookie: cookie.ada! })).status).toBe(200);
+  });
+
+  it("an API token's journal stream ends with FORBIDDEN when its owner is made viewer", async () => {
+    await addUser(panel, "oona", "operator", ["vllm-*"]);
+    const oona = await login(panel, "oona");
+    const made = await call(panel, "tokens.create", { input: { name: "ci", role: "operator", expiresInDays: 1 }, cookie: oona });
+    expect(made.status, made.text).toBe(200);
+    const { token } = made.json!.result!.data as { token: string };
+    const journal = await openStream(panel, "units.followJournal", "", { host: HOST, name: EMBED }, bearerHeaders(token));
+    await journal.until(/data: /);
+    expect((await call(panel, "users.update", { input: { username: "oona", role: "viewer" }, cookie: cookie.ada! })).status).toBe(200);
+    expect(await journal.until(/event: serialized-error\ndata: [^\n]*\n/, 2000)).toMatch(/Not allowed any more: viewers cannot read journals/);
   });
 });
 

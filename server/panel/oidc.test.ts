@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OIDC_CALLBACK_PATH, OIDC_LOGIN_PATH } from "../contract/oidc";
 import { testDatabasesForFile } from "../store/testing/databases";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../auth/oidc/testing/provider";
-import { call, PEER, startTestPanel, type TestPanel } from "./panelTestHarness";
+import { call, openEventStream, PEER, startTestPanel, type TestPanel } from "./panelTestHarness";
 import type { CreatePanelOptions } from "./instance";
 
 const dbs = testDatabasesForFile("single sign-on");
@@ -128,9 +128,13 @@ describe.each(dbs.dialects)("single sign-on on %s", (dialect) => {
   });
 
   it("sets role and units from the groups at every sign-in, and audits the change", async () => {
-    await open();
+    await open({ background: true }); // the panel's event bus runs: a change reaches open streams through it
     expect((await signIn("otto")).res.status).toBe(200);
     expect(await tp.panel.auth.users.getUser("otto")).toMatchObject({ role: "operator", unitPatterns: ["gpu-a:vllm-*", "gpu-b:*"] });
+    // an open stream of that first session re-checks at once when the groups change the role (issue 25, finding 6)
+    const first = pairs((await signIn("otto")).res).find((c) => c.startsWith("gpudeck_session="))!;
+    const stream = await openEventStream(tp.panel, first, { watch: "fleet" });
+    await stream.until(/"kind":"fleet-snapshot"/);
     idp.people.get("otto")!.groups = ["ml-readers"];
     const again = await signIn("otto");
     expect(again.res.status).toBe(200);
@@ -138,10 +142,25 @@ describe.each(dbs.dialects)("single sign-on on %s", (dialect) => {
     const change = (await tp.panel.auth.audit.queryAudit({ action: "user.update", limit: 1 }))[0]!;
     expect(change).toMatchObject({ user: "otto", reason: "oidc: groups", outcome: "ok" });
     expect(change.detail).toContain("role operator → viewer");
+    await stream.until(/event: return/, 2000);
     // out of every group: not let in any more
     idp.people.get("otto")!.groups = [];
     refusedWith((await signIn("otto")).res, "no-group");
     idp.people.get("otto")!.groups = ["ml-oncall", "ml-readers"];
+  });
+
+  it("holds at most GPUDECK_SESSIONS_PER_USER sessions: one more sign-in ends the oldest, audited as session.limit", async () => {
+    await open({}, { GPUDECK_SESSIONS_PER_USER: "2" });
+    for (let i = 0; i < 3; i++) {
+      expect((await signIn("ada")).res.status).toBe(200);
+      tp.clock.offsetMs += 1000; // distinct creation times: "oldest" is well defined
+    }
+    const user = (await tp.panel.auth.users.getUser("ada"))!;
+    expect(await tp.panel.auth.sessions.listSessions(user.id)).toHaveLength(2);
+    const rows = await tp.panel.auth.audit.queryAudit({ action: "session.limit", limit: 10 });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ user: "ada", outcome: "ok" });
+    expect(rows[0]!.detail).toMatch(/2 sessions open \(GPUDECK_SESSIONS_PER_USER\): the oldest session was ended/);
   });
 
   it("refuses someone in no matching group", async () => {

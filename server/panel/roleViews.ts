@@ -14,8 +14,8 @@ import type { HostSummary, PanelEvent } from "../contract/fleet";
 import type { Readiness } from "../contract/readiness";
 import { hostErrorForViewers, JOURNAL_HIDDEN, JOURNAL_HIDDEN_LABEL } from "../contract/roleViews";
 import { preserialized, preserializedJson } from "../contract/wire";
-import type { Actor } from "../contract/actors";
 import type { PanelAuth } from "../auth/panelAuth";
+import type { Subject } from "../auth/authorize";
 
 export interface ViewRights {
   /** may read units' journals */
@@ -26,8 +26,13 @@ export interface ViewRights {
 
 export const FULL_VIEW: Readonly<ViewRights> = Object.freeze({ journal: true, admin: true });
 
-export function viewRightsOf(actor: Actor | null, auth: Pick<PanelAuth, "can">): ViewRights {
+/** What `actor` (the request's, or the user as stored now when a stream re-checks) may see. */
+export function viewRightsOf(actor: Subject | null, auth: Pick<PanelAuth, "can">): ViewRights {
   return { journal: auth.can(actor, "journal.view").allowed, admin: actor?.role === "admin" };
+}
+
+export function sameRights(a: ViewRights, b: ViewRights): boolean {
+  return a.journal === b.journal && a.admin === b.admin;
 }
 
 export function viewReadiness<T extends Readiness | undefined>(r: T, rights: ViewRights): T {

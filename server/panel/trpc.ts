@@ -213,7 +213,8 @@ export type StreamPermission = (subject: Subject) => Decision;
 /**
  * A browser stream bound to the caller's session: it ends (UNAUTHORIZED) when the session ends,
  * (FORBIDDEN) when `permission` no longer allows the caller after a change of their role or units
- * (on any replica: a `sessions` panel event makes open streams re-check at once), and with a
+ * (on any replica: a `sessions` panel event makes open streams re-check at once; an API token
+ * is checked with its owner's rights as they are now), and with a
  * retryable error when the panel shuts down.
  */
 export function sessionBoundStream(
@@ -236,7 +237,11 @@ export function sessionBoundStream(
       const check = await services.auth.sessions.validateSession(req.sessionId, { touch: false });
       return check.ok && allowed(check.user);
     }
-    if (req.principal?.token) return services.auth.tokens.stillValid(req.principal.token.id);
+    if (req.principal?.token) {
+      // the token's rights now: its owner's role may have changed since the stream began
+      const now = await services.auth.tokens.recheck(req.principal.token.id);
+      return now !== null && allowed(now);
+    }
     if (req.principal?.via === "proxy") {
       const user = await services.auth.users.getUser(req.principal.username);
       return !(user?.disabled ?? false) && allowed(user ?? req.principal);

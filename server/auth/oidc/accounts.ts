@@ -1,12 +1,13 @@
 /**
  * The gpudeck account behind a person signed in by the identity provider: found by the provider's
  * `sub`, created on first sign-in (source "oidc", no local password), and given the role and units
- * of their groups at every sign-in. A disabled account stays out; a local account of the same name
+ * of their groups at every sign-in (a change makes their open streams re-check). A disabled account stays out; a local account of the same name
  * is never taken over. Runs under the users lock (one at a time across replicas, like every user
  * change that checks before it writes).
  */
 import type { Selectable } from "kysely";
 import type { OidcRefusal } from "../../contract/oidc";
+import { publishEvent } from "../../store/events";
 import type { StoreSource } from "../../store/lazyStore";
 import type { UsersTable } from "../../store/schema";
 import type { Clock } from "../types";
@@ -69,6 +70,8 @@ export async function accountForSignIn(
         .where("id", "=", row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      // their open streams (on every replica) re-check what they may still see, as for users.update
+      await publishEvent(tx, store.dialect, "sessions", { userId: after.id, username: after.username }, clock());
       return {
         ok: true,
         user: toUser(after),

@@ -207,6 +207,7 @@ export class OidcSignIn {
       );
     }
     if (account.change) {
+      this.auth.users.announceChange();
       const { from, to } = account.change;
       await this.auditRow(
         meta,
@@ -218,7 +219,8 @@ export class OidcSignIn {
         `user=${user.username} role ${from.role} → ${to.role} units ${from.units.join(",") || "-"} → ${to.units.join(",") || "-"}`,
       );
     }
-    const { id, session } = await this.auth.sessions.createSession(user.id, meta);
+    // GPUDECK_SESSIONS_PER_USER: the oldest end, audited (session.limit)
+    const { id, session } = await this.auth.startSession(user, meta);
     await keepIdToken(this.auth.store, id, idToken);
     await this.record(meta, { name: user.username, role: user.role }, "ok", null, `group ${mapping.group}`);
     return { ok: true, next: flow.next, username: user.username, setCookies: [...clear, this.auth.cookieFor(id, session, meta)] };
