@@ -15,7 +15,8 @@ const ROOT = path.resolve(__dirname, "..");
 function resolve(from: string, spec: string): string | null {
   const base = spec.startsWith("@/") ? path.join(ROOT, spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(from), spec) : null;
   if (base === null) return null;
-  for (const c of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")]) if (existsSync(c) && !c.endsWith("/")) if (/\.tsx?$/.test(c)) return c;
+  for (const c of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")])
+    if (/\.tsx?$/.test(c) && existsSync(c)) return c;
   return null;
 }
 
@@ -48,8 +49,17 @@ export function reachablePackages(entry: string): Map<string, string[]> {
   while (queue.length) {
     const chain = queue.shift()!;
     const { files, packages } = valueImports(chain.at(-1)!);
-    for (const p of packages) if (!chains.has(p)) chains.set(p, chain.map((f) => path.relative(ROOT, f)));
-    for (const f of files) if (!seen.has(f)) seen.add(f), queue.push([...chain, f]);
+    for (const p of packages)
+      if (!chains.has(p))
+        chains.set(
+          p,
+          chain.map((f) => path.relative(ROOT, f)),
+        );
+    for (const f of files) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      queue.push([...chain, f]);
+    }
   }
   return chains;
 }

@@ -35,4 +35,3 @@ export function grepProblem(grep: string): string | null {
   }
   return null;
 }
-
