@@ -4,25 +4,28 @@
  * and its GPU memory directly below, on one time axis: a long start-pre segment above a band of
  * memory draining to zero is the incident, at a glance.
  */
-import { useCallback, useMemo, useState } from "react";
-import { TelemetryLanes } from "@/components/gpu-chart/TelemetryLanes";
+import { lazy, useCallback, useState } from "react";
 import { EngineLanes } from "@/components/timeline/EngineLanes";
-import { unitGpuUuids } from "@/components/gpu-chart/stack";
 import { useElementWidth } from "@/components/useElementWidth";
-import { GpuMemoryChart, type StackMode } from "@/components/gpu-chart/GpuMemoryChart";
 import { auditUnitHref } from "@/components/fleet/links";
 import { useNow } from "@/components/live/LiveProvider";
 import { StateTimeline, type ActionMarker, type TimeRange } from "@/components/timeline/StateTimeline";
 import { RANGE_MS } from "@/components/timeline/view";
 import { historyPoints, useUnitHistory } from "@/components/useUnitHistory";
+import { usePrefetchDay } from "@/components/usePrefetchDay";
+import { WhenVisible } from "@/components/WhenVisible";
 import type { UnitSummary } from "@/server/contract/types";
+
+// below the timeline (at the fold of a laptop's screen): the chart, its stacking and uPlot come
+// when scrolled to (the page's JavaScript budget, bench/route-js.ts), in a placeholder of its height
+const UnitGpuHistory = lazy(() => import("@/components/UnitGpuHistory").then((m) => ({ default: m.UnitGpuHistory })));
+/** the chart (heading, 200 px plot, legend) and its four lanes, as drawn: no jump when they come */
+const GPU_HISTORY_HEIGHT = 512;
 
 export function UnitHistory({ host, name, current }: { host: string; name: string; current?: UnitSummary }) {
   const now = useNow(1000);
   const [range, setRange] = useState<TimeRange>("15m");
   const [window, setWindow] = useState<{ fromMs: number; toMs: number } | null>(null);
-  const [mode, setMode] = useState<StackMode>("sum");
-  const [gpu, setGpu] = useState<string | null>(null);
   const [hoverMs, setHoverMs] = useState<number | null>(null);
   // history for the range chosen (24 h only when asked for), at about the chart's width in points;
   // the components clip to the window. The start moves with the range, not with the clock.
@@ -32,7 +35,9 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
     setSinceMs(Date.now() - RANGE_MS[r]);
   }, []);
   const [box, widthPx] = useElementWidth(1200);
-  const { transitions, actions, samples, unobserved, readiness, operations, faults, error } = useUnitHistory(host, name, sinceMs, widthPx);
+  const { transitions, actions, samples, unobserved, readiness, operations, faults, error, loading } = useUnitHistory(host, name, sinceMs, widthPx);
+  // the day, fetched while the page is idle once it has drawn, so choosing "24 h" draws at once
+  usePrefetchDay(host, name, widthPx, range !== "24h" && !loading);
 
   const markers: ActionMarker[] = actions.map((a) => ({
     atMs: a.atMs,
@@ -43,11 +48,6 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
     auditId: a.id,
     href: auditUnitHref(name),
   }));
-  // the lanes fold the GPUs the memory chart shows: the one chosen, else the unit's
-  const laneGpus = useMemo(
-    () => (mode === "per-gpu" && gpu ? [gpu] : unitGpuUuids(samples, name, window?.fromMs, window?.toMs)),
-    [mode, gpu, samples, name, window],
-  );
   const onWindowChange = useCallback((fromMs: number, toMs: number) => setWindow({ fromMs, toMs }), []);
 
   return (
@@ -76,20 +76,9 @@ export function UnitHistory({ host, name, current }: { host: string; name: strin
         onHoverMs={setHoverMs}
       />
       <EngineLanes host={host} name={name} sinceMs={sinceMs} points={historyPoints(widthPx)} window={window} />
-      <GpuMemoryChart
-        samples={samples}
-        unit={name}
-        mode={mode}
-        onModeChange={setMode}
-        selectedGpuUuid={gpu}
-        onSelectedGpuChange={setGpu}
-        window={window}
-        unobserved={unobserved}
-        hoverMs={hoverMs}
-        onHoverMs={setHoverMs}
-        height={200}
-      />
-      <TelemetryLanes samples={samples} gpuUuids={laneGpus} window={window} subject={laneGpus.length === 1 ? "the GPU's" : "the unit's GPUs'"} />
+      <WhenVisible name="gpu-history" minHeight={GPU_HISTORY_HEIGHT} label="GPU memory and telemetry">
+        <UnitGpuHistory samples={samples} name={name} window={window} unobserved={unobserved} hoverMs={hoverMs} onHoverMs={setHoverMs} />
+      </WhenVisible>
     </section>
   );
 }

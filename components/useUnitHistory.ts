@@ -43,11 +43,20 @@ export function historyPoints(widthPx: number): number {
   return Math.min(4000, Math.max(200, Math.ceil(widthPx / 100) * 100));
 }
 
+/**
+ * The start asked for, rounded so the query key is stable between renders: to the minute, and
+ * for a range of more than 12 h to 5 minutes, so the day prefetched while the page was idle
+ * (usePrefetchDay) is the day asked for when "24 h" is chosen minutes later.
+ */
+export function timelineSince(sinceMs: number, nowMs = Date.now()): number {
+  const step = nowMs - sinceMs > 12 * 3600_000 ? 300_000 : 60_000;
+  return Math.floor(sinceMs / step) * step;
+}
+
 export function useUnitHistory(host: string, name: string, sinceMs: number, widthPx = 1200) {
   const trpc = useTRPC();
   const live = useLive().host(host);
-  // round so the query key is stable between renders
-  const since = Math.floor(sinceMs / 60_000) * 60_000;
+  const since = timelineSince(sinceMs);
   const points = historyPoints(widthPx);
   const timeline = useQuery(
     trpc.units.timeline.queryOptions({ host, name, sinceMs: since, points }, { staleTime: Infinity, placeholderData: keepPreviousData }),

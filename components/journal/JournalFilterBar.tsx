@@ -4,7 +4,7 @@
  * is the URL: ./journalView.ts); the text applies on Enter or after a pause in typing.
  */
 import { useEffect, useState } from "react";
-import { grepProblem, JOURNAL_PRIORITY_NAMES } from "@/server/contract/journalSearch";
+import { grepProblem, JOURNAL_PRIORITY_NAMES } from "@/server/contract/journalGrep";
 import { JOURNAL_RANGES, type JournalRange, type JournalView } from "./journalView";
 
 const RANGE_LABEL: Record<JournalRange, string> = { "15m": "last 15 min", "1h": "last hour", "6h": "last 6 h", "24h": "last 24 h", "7d": "last 7 days" };

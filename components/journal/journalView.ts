@@ -4,7 +4,7 @@
  * (text), `jboot` (0 this boot, -1 the previous …), `jkpci` (PCI bus ids: kernel lines of those
  * GPUs) and `jat` (a moment: ±2 minutes around it, from the timeline). Pure.
  */
-import { grepProblem, JOURNAL_PRIORITY_NAMES } from "@/server/contract/journalSearch";
+import { grepProblem, JOURNAL_PRIORITY_NAMES } from "@/server/contract/journalGrep";
 
 export interface JournalView {
   since?: number;

@@ -2,7 +2,7 @@
 /** A small banner on a unit's page while a planned maintenance window covers it: its alerts are recorded, not sent. */
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc";
-import { matchesUnitPatterns } from "@/server/contract/unitNames";
+import { matchesUnitPatterns } from "@/server/contract/unitGlobs";
 
 export function MaintenanceBanner({ host, name }: { host: string; name: string }) {
   const trpc = useTRPC();
