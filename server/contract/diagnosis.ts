@@ -103,4 +103,6 @@ export interface Diagnosis {
    * journals (one row labelled JOURNAL_HIDDEN_LABEL says so instead; contract/roleViews.ts).
    */
   journalHidden?: number;
+  /** log text quoted in the headline, next step or evidence (an engine's exception message): the panel hides it from callers without the journal permission */
+  journalQuotes?: string[];
 }

@@ -47,6 +47,8 @@ export interface Readiness {
   progress: { done: number; total: number } | null;
   /** why it is failed or not serving, in the engine's or the probe's words; null otherwise */
   reason: string | null;
+  /** the part of `reason` quoted from the engine's log (an exception's message): callers without the journal permission get it hidden */
+  reasonQuote?: string | null;
   /** when `state` began */
   sinceMs: Ms;
   /** the last probe of the engine's own endpoint; null before the first, or with probes off */
@@ -84,6 +86,8 @@ export interface ReadinessTransition {
   engine: EngineKind | null;
   progress: { done: number; total: number } | null;
   reason: string | null;
+  /** as Readiness.reasonQuote */
+  reasonQuote?: string | null;
 }
 
 /**

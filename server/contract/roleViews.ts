@@ -8,6 +8,16 @@
 /** Stands in for a log line, in evidence and as the reason a line is missing. */
 export const JOURNAL_HIDDEN = "hidden: log lines need the journal permission (operators and admins; viewers where the panel sets GPUDECK_VIEWER_JOURNAL=1)";
 
+/** Stands in for an engine's own words quoted inside a sentence (an exception's message). */
+export const QUOTE_HIDDEN = "[the engine's message: hidden, log text needs the journal permission]";
+
+/** `text` with each of `quotes` (log text inside it) replaced by QUOTE_HIDDEN. */
+export function withoutQuotes(text: string, quotes: readonly string[]): string {
+  let out = text;
+  for (const q of quotes) if (q) out = out.split(q).join(QUOTE_HIDDEN);
+  return out;
+}
+
 /** The label of the one evidence row that stands in for a diagnosis's hidden log lines. */
 export const JOURNAL_HIDDEN_LABEL = "Log lines";
 

@@ -45,5 +45,12 @@ export { execArgv } from "./processes";
 
 export function diagnose(facts: DiagnosisFacts): Diagnosis {
   if (facts.unit === null) return unitNotKnown(facts.requestedName, facts.journal);
-  return firstAnswer(buildContext(facts, facts.unit)).diagnosis;
+  return markQuotes(firstAnswer(buildContext(facts, facts.unit)).diagnosis, facts.readiness?.reasonQuote ?? null);
+}
+
+/** Name the log text a diagnosis quotes (the engine's exception message), so the panel can hide it from who may not read journals. */
+function markQuotes(d: Diagnosis, quote: string | null): Diagnosis {
+  if (!quote) return d;
+  const texts = [d.headline, d.nextStep?.text ?? "", ...d.evidence.map((e) => e.value)];
+  return texts.some((t) => t.includes(quote)) ? { ...d, journalQuotes: [quote] } : d;
 }

@@ -3,7 +3,8 @@
  * takes out, per caller:
  *   - journal-sourced text for callers without journal access (`journal.view`: operators and
  *     admins, viewers where GPUDECK_VIEWER_JOURNAL=1): a diagnosis's log evidence, a crash-loop
- *     report's last line, the engine's last log line in readiness; each says it was hidden;
+ *     report's last line, the engine's last log line in readiness, and the engine's own message
+ *     quoted in a readiness reason or a diagnosis (an exception's text); each says it was hidden;
  *   - a host's connection error for everyone but admins: it names the agent's URL and the
  *     panel's token file; others get a sentence without them (contract/roleViews.ts).
  * Live events are serialized once per kind of viewer (contract/wire.ts), not once per viewer.
@@ -12,7 +13,8 @@ import type { Diagnosis } from "../contract/diagnosis";
 import type { CrashLoopReport } from "../contract/faults";
 import type { HostSummary, PanelEvent } from "../contract/fleet";
 import type { Readiness } from "../contract/readiness";
-import { hostErrorForViewers, JOURNAL_HIDDEN, JOURNAL_HIDDEN_LABEL } from "../contract/roleViews";
+import type { ReadinessTransition } from "../contract/readiness";
+import { hostErrorForViewers, JOURNAL_HIDDEN, JOURNAL_HIDDEN_LABEL, withoutQuotes } from "../contract/roleViews";
 import { preserialized, preserializedJson } from "../contract/wire";
 import type { PanelAuth } from "../auth/panelAuth";
 import type { Subject } from "../auth/authorize";
@@ -35,14 +37,25 @@ export function sameRights(a: ViewRights, b: ViewRights): boolean {
   return a.journal === b.journal && a.admin === b.admin;
 }
 
+/** A reason (readiness, a readiness transition) without the engine's quoted message. */
+function viewReason<T extends { reason: string | null; reasonQuote?: string | null }>(r: T): T {
+  if (!r.reasonQuote) return r;
+  return { ...r, reason: r.reason === null ? null : withoutQuotes(r.reason, [r.reasonQuote]), reasonQuote: null };
+}
+
 export function viewReadiness<T extends Readiness | undefined>(r: T, rights: ViewRights): T {
-  if (rights.journal || !r || (r.line == null && !r.lineHidden)) return r;
-  return { ...r, line: null, lineHidden: true };
+  if (rights.journal || !r || (r.line == null && !r.lineHidden && !r.reasonQuote)) return r;
+  return { ...viewReason(r), line: null, lineHidden: r.line != null || r.lineHidden === true };
+}
+
+/** The timeline's readiness transitions as the caller may see them. */
+export function viewReadinessTransitions(ts: ReadinessTransition[], rights: ViewRights): ReadinessTransition[] {
+  return rights.journal || !ts.some((t) => t.reasonQuote) ? ts : ts.map(viewReason);
 }
 
 /** A unit (summary or detail) with its readiness as the caller may see it. */
 export function viewUnit<T extends { readiness?: Readiness }>(u: T, rights: ViewRights): T {
-  if (rights.journal || !u.readiness?.line) return u;
+  if (rights.journal || (!u.readiness?.line && !u.readiness?.reasonQuote)) return u;
   return { ...u, readiness: viewReadiness(u.readiness, rights) };
 }
 
@@ -52,10 +65,25 @@ export function viewHostSummary(s: HostSummary, rights: ViewRights): HostSummary
 
 export function viewDiagnosis(d: Diagnosis, rights: ViewRights): Diagnosis {
   if (rights.journal) return d;
-  const kept = d.evidence.filter((e) => e.source !== "journal");
-  const hidden = d.evidence.length - kept.length;
-  if (hidden === 0) return d;
-  return { ...d, evidence: [...kept, { label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" }], journalHidden: hidden };
+  const quoted = unquoted(d);
+  const kept = quoted.evidence.filter((e) => e.source !== "journal");
+  const hidden = quoted.evidence.length - kept.length;
+  if (hidden === 0) return quoted;
+  return { ...quoted, evidence: [...kept, { label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" }], journalHidden: hidden };
+}
+
+/** A diagnosis without the log text it quotes (journalQuotes) in its sentences. */
+function unquoted(d: Diagnosis): Diagnosis {
+  const quotes = d.journalQuotes ?? [];
+  if (quotes.length === 0) return d;
+  const hide = (t: string) => withoutQuotes(t, quotes);
+  return {
+    ...d,
+    headline: hide(d.headline),
+    ...(d.nextStep ? { nextStep: { ...d.nextStep, text: hide(d.nextStep.text) } } : {}),
+    evidence: d.evidence.map((e) => ({ ...e, value: hide(e.value) })),
+    journalQuotes: [],
+  };
 }
 
 export function viewCrashLoop<T extends CrashLoopReport>(r: T, rights: ViewRights): T {
@@ -84,7 +112,7 @@ export function viewPanelEvent(e: PanelEvent, rights: ViewRights): PanelEvent {
 }
 
 /** Texts that can only be in an event that carries something to take out (cheap to look for). */
-const MAY_CARRY = /"line":\{|"error":"/;
+const MAY_CARRY = /"line":\{|"error":"|"reasonQuote":"/;
 const viewsByRights = new Map<string, WeakMap<object, PanelEvent>>();
 
 /**

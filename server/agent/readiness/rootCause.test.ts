@@ -116,6 +116,8 @@ ${PG_WAIT(20)}
       reason:
         "the model's max seq len (262144) needs 24.00 GiB of KV cache, more than the 9.74 GiB left (at most 106368 tokens fit: lower --max-model-len or raise --gpu-memory-utilization)",
     });
+    // gpudeck's own sentence: nothing in it is quoted from the log
+    expect(t.get().reasonQuote ?? null).toBeNull();
   });
 
   it("a wrapper whose cause is an exception nothing specific knows: that exception is quoted", () => {
@@ -130,7 +132,12 @@ ${PG_WAIT(20)}
 +6 (APIServer pid=2100) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_0': 1}
 `,
     );
-    expect(t.get()).toMatchObject({ state: "failed", reason: "ValueError: Model architectures ['Qwen9ForCausalLM'] are not supported for now." });
+    expect(t.get()).toMatchObject({
+      state: "failed",
+      reason: "ValueError: Model architectures ['Qwen9ForCausalLM'] are not supported for now.",
+      // the log's own words, which the panel hides from callers without the journal permission
+      reasonQuote: "Model architectures ['Qwen9ForCausalLM'] are not supported for now.",
+    });
   });
 
   it("an engine that dies while loading with no error line: failed in its stage, with the signal", () => {

@@ -249,9 +249,11 @@ export class ReadinessTracker {
     if (m.wrapper && this.failure) return;
     let specific = !m.generic;
     let reason = m.failure;
+    let quote = m.quote ?? null;
     // a generic end (the shutdown's CancelledError) of a run that waited for something named: that is the failure
     if (!specific && this.cause && !(this.failure && !this.failure.generic)) {
       reason = this.cause;
+      quote = null;
       specific = true;
     }
     if (this.failure && !this.failure.generic && !specific) return; // "Engine core initialization failed" after the OOM that caused it
@@ -265,7 +267,7 @@ export class ReadinessTracker {
     this.failure = { reason, sticky: m.sticky === true, generic: !specific };
     if (this.r.state === "serving" && !m.sticky) return; // judged by the next probes
     const sinceMs = this.r.state === "failed" ? this.r.sinceMs : atMs;
-    this.r = { ...this.r, state: "failed", stage, reason, sinceMs, line: lineOf(item, atMs) };
+    this.r = { ...this.r, state: "failed", stage, reason, reasonQuote: quote, sinceMs, line: lineOf(item, atMs) };
   }
 }
 

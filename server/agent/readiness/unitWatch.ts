@@ -196,6 +196,7 @@ export class UnitWatch {
         engine: r.engine,
         progress: r.progress ? { ...r.progress } : null,
         reason: r.reason,
+        ...(r.reasonQuote && r.reason?.includes(r.reasonQuote) ? { reasonQuote: r.reasonQuote } : {}),
       });
     }
     const progressOnly = !stateOrStageChanged && key.split("\n").slice(1).join("\n") === this.sentKey.split("\n").slice(1).join("\n");

@@ -40,6 +40,14 @@ describe("running is not serving", () => {
     expect(cpu.nextStep?.text).toMatch(/NVIDIA driver works/);
   });
 
+  it("names the engine's own words it quotes (journalQuotes), and only when it quotes them", () => {
+    const quote = "Model architectures ['Qwen9ForCausalLM'] are not supported for now.";
+    const d = diagnose(facts({ readiness: failedReadiness({ reason: `ValueError: ${quote}`, reasonQuote: quote }) }));
+    expect(d.headline).toContain(quote);
+    expect(d.journalQuotes).toEqual([quote]);
+    expect(diagnose(facts({ readiness: failedReadiness() })).journalQuotes).toBeUndefined();
+  });
+
   it("a failed unit whose engine said why: that, then how the process ended", () => {
     const failed = unit({
       activeState: "failed",

@@ -14,7 +14,7 @@ import { agentStream } from "../agentStream";
 import { asActor, audited, callHost, expensiveQueryProcedure, hostLink, notSignedIn, sessionBoundStream, signedInProcedure } from "../trpc";
 import { crashLoopProcedures } from "./gpuCareProcedures";
 import { journalPanelProcedures } from "./journalProcedures";
-import { viewDiagnosis, viewHostSummary, viewRightsOf, viewUnit } from "../roleViews";
+import { viewDiagnosis, viewHostSummary, viewReadinessTransitions, viewRightsOf, viewUnit } from "../roleViews";
 
 /** The raw name as sent, for the audit row of a refusal (even when it is not a valid name). */
 function rawUnit(raw: Record<string, unknown>): string | null {
@@ -121,7 +121,8 @@ export const unitsRouter = router({
   timeline: expensiveQueryProcedure.input(hostTimelineInput).query(async ({ input: { host, ...input }, ctx }) => {
     const t = await callHost(ctx.services, host, (agent) => agent.units.timeline.query(input, asActor(ctx.actor)));
     // who acted from which address is the audit log's (operators and admins), not everyone's timeline
-    return { ...t, actions: t.actions.map((a) => ({ ...a, sourceAddr: null })) };
+    const rights = viewRightsOf(ctx.actor, ctx.services.auth);
+    return { ...t, actions: t.actions.map((a) => ({ ...a, sourceAddr: null })), readiness: viewReadinessTransitions(t.readiness, rights) };
   }),
   engineHistory: expensiveQueryProcedure
     .input(hostEngineHistoryInput)

@@ -53,7 +53,13 @@ export function recognise(engine: EngineKind, message: string): Recognised[] {
       }
     }
     const ex = matched ? null : EXCEPTION_LINE.exec(record.text);
-    if (ex) out.push({ id: "exception", meaning: { failure: ex[2] ? `${ex[1]}: ${ex[2].trim()}` : ex[1]!, generic: true }, record, gpu: gpuOf(record) });
+    if (ex)
+      out.push({
+        id: "exception",
+        meaning: { failure: ex[2] ? `${ex[1]}: ${ex[2].trim()}` : ex[1]!, ...(ex[2]?.trim() ? { quote: ex[2].trim() } : {}), generic: true },
+        record,
+        gpu: gpuOf(record),
+      });
   }
   return out;
 }

@@ -15,6 +15,8 @@ export interface LineMeaning {
   ready?: true;
   /** a fatal error, in words; context: add the stage and GPU ("… while loading weights on GPU 3") */
   failure?: string;
+  /** the part of `failure` that is the log's own text (an exception's message), not gpudeck's words */
+  quote?: string;
   context?: true;
   /**
    * sticky: a passing probe does not clear it (Ollama on the CPU answers, but not from a GPU);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import type { Diagnosis } from "../contract/diagnosis";
+import type { Readiness, ReadinessTransition } from "../contract/readiness";
+import { QUOTE_HIDDEN } from "../contract/roleViews";
+import { FULL_VIEW, viewDiagnosis, viewReadiness, viewReadinessTransitions, viewUnit } from "./roleViews";
+
+const VIEWER = { journal: false, admin: false };
+const QUOTE = "token hf_abc123 is not valid for /models/secret-finetune";
+const failed: Readiness = {
+  state: "failed",
+  engine: "vllm",
+  stage: "loading weights",
+  progress: null,
+  reason: `ValueError: ${QUOTE}`,
+  reasonQuote: QUOTE,
+  sinceMs: 1000,
+  probe: null,
+  models: [],
+};
+
+describe("the engine's own words quoted in a reason", () => {
+  it("are hidden from a caller without the journal permission, and said to be; the rest of the reason stays", () => {
+    const seen = viewReadiness(failed, VIEWER);
+    expect(seen.reason).toBe(`ValueError: ${QUOTE_HIDDEN}`);
+    expect(JSON.stringify(seen)).not.toContain("hf_abc123");
+    expect(viewUnit({ name: "vllm-a.service", readiness: failed }, VIEWER).readiness?.reason).toBe(`ValueError: ${QUOTE_HIDDEN}`);
+  });
+
+  it("are kept for a caller who may read journals", () => {
+    expect(viewReadiness(failed, FULL_VIEW)).toBe(failed);
+  });
+
+  it("in the timeline's readiness transitions too", () => {
+    const t: ReadinessTransition = {
+      unit: "vllm-a.service",
+      atMs: 1000,
+      from: { state: "loading", stage: "loading weights" },
+      to: { state: "failed", stage: "loading weights" },
+      engine: "vllm",
+      progress: null,
+      reason: failed.reason,
+      reasonQuote: QUOTE,
+    };
+    expect(JSON.stringify(viewReadinessTransitions([t], VIEWER))).not.toContain("hf_abc123");
+    expect(viewReadinessTransitions([t], FULL_VIEW)[0]).toBe(t);
+  });
+
+  it("in a diagnosis's headline and evidence", () => {
+    const d: Diagnosis = {
+      severity: "critical",
+      code: "engine-failed",
+      headline: `Failed 2 min ago: ValueError: ${QUOTE}; then the unit failed.`,
+      evidence: [{ label: "Error", value: `"ValueError: ${QUOTE}"`, source: "gpudeck" }],
+      nextStep: { text: "Fix the model path, then start it." },
+      journalQuotes: [QUOTE],
+    };
+    const seen = viewDiagnosis(d, VIEWER);
+    expect(seen.headline).toBe(`Failed 2 min ago: ValueError: ${QUOTE_HIDDEN}; then the unit failed.`);
+    expect(JSON.stringify(seen)).not.toContain("hf_abc123");
+    expect(viewDiagnosis(d, FULL_VIEW)).toBe(d);
+  });
+});
