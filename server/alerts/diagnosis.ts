@@ -18,7 +18,14 @@ export interface DiagnosableHost {
 }
 
 export function toAlertDiagnosis(d: Diagnosis): AlertDiagnosis {
-  return { headline: d.headline, severity: d.severity, code: d.code, nextStep: d.nextStep?.text ?? null, evidence: d.evidence.slice(0, 12) };
+  return {
+    headline: d.headline,
+    severity: d.severity,
+    code: d.code,
+    nextStep: d.nextStep?.text ?? null,
+    evidence: d.evidence.slice(0, 12),
+    ...(d.journalQuotes?.length ? { journalQuotes: d.journalQuotes } : {}),
+  };
 }
 
 export async function fetchDiagnosis(

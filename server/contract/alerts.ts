@@ -41,6 +41,8 @@ export interface AlertDiagnosis {
   /** the next step as a sentence; null when the diagnosis has none */
   nextStep: string | null;
   evidence: Evidence[];
+  /** log text quoted in its sentences (as Diagnosis.journalQuotes) */
+  journalQuotes?: string[];
 }
 
 export interface AlertView {

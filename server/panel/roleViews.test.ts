@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { Diagnosis } from "../contract/diagnosis";
 import type { Readiness, ReadinessTransition } from "../contract/readiness";
 import { QUOTE_HIDDEN } from "../contract/roleViews";
-import { FULL_VIEW, viewDiagnosis, viewReadiness, viewReadinessTransitions, viewUnit } from "./roleViews";
+import { FULL_VIEW, viewAlert, viewDiagnosis, viewReadiness, viewReadinessTransitions, viewUnit } from "./roleViews";
+import type { AlertView } from "../contract/alerts";
+import { JOURNAL_HIDDEN_LABEL } from "../contract/roleViews";
 
 const VIEWER = { journal: false, admin: false };
 const QUOTE = "token hf_abc123 is not valid for /models/secret-finetune";
@@ -58,5 +60,37 @@ describe("the engine's own words quoted in a reason", () => {
     expect(seen.headline).toBe(`Failed 2 min ago: ValueError: ${QUOTE_HIDDEN}; then the unit failed.`);
     expect(JSON.stringify(seen)).not.toContain("hf_abc123");
     expect(viewDiagnosis(d, FULL_VIEW)).toBe(d);
+  });
+
+  it("in an alert's diagnosis on the Alerts page, whose log lines are hidden as well", () => {
+    const alert = {
+      id: 7,
+      rule: "unit-failed",
+      host: "gpu-a",
+      unit: "vllm-a.service",
+      severity: "critical",
+      summary: "failed (exit-code)",
+      sinceMs: 1000,
+      openedAtMs: 1000,
+      resolvedAtMs: null,
+      diagnosisUnavailable: null,
+      silenced: false,
+      diagnosis: {
+        headline: `Failed: ValueError: ${QUOTE}; then the unit failed.`,
+        severity: "critical",
+        code: "engine-failed",
+        nextStep: "Fix the model path, then start it.",
+        evidence: [
+          { label: "Log 03:11:00", value: `ERROR ValueError: ${QUOTE}`, source: "journal" },
+          { label: "State", value: "failed (exit-code)", source: "systemd" },
+        ],
+        journalQuotes: [QUOTE],
+      },
+    } as AlertView;
+    const seen = viewAlert(alert, VIEWER);
+    expect(JSON.stringify(seen)).not.toContain("hf_abc123");
+    expect(seen.diagnosis!.headline).toBe(`Failed: ValueError: ${QUOTE_HIDDEN}; then the unit failed.`);
+    expect(seen.diagnosis!.evidence.map((e) => e.label)).toEqual(["State", JOURNAL_HIDDEN_LABEL]);
+    expect(viewAlert(alert, FULL_VIEW)).toBe(alert);
   });
 });

@@ -9,6 +9,7 @@
  *     panel's token file; others get a sentence without them (contract/roleViews.ts).
  * Live events are serialized once per kind of viewer (contract/wire.ts), not once per viewer.
  */
+import type { AlertView } from "../contract/alerts";
 import type { Diagnosis } from "../contract/diagnosis";
 import type { CrashLoopReport } from "../contract/faults";
 import type { HostSummary, PanelEvent } from "../contract/fleet";
@@ -70,6 +71,23 @@ export function viewDiagnosis(d: Diagnosis, rights: ViewRights): Diagnosis {
   const hidden = quoted.evidence.length - kept.length;
   if (hidden === 0) return quoted;
   return { ...quoted, evidence: [...kept, { label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" }], journalHidden: hidden };
+}
+
+/** An alert as the caller may see it: its diagnosis without log evidence or quoted log text for callers without journal access. */
+export function viewAlert<T extends AlertView>(a: T, rights: ViewRights): T {
+  const d = a.diagnosis;
+  if (rights.journal || !d) return a;
+  const quotes = d.journalQuotes ?? [];
+  const hide = (t: string) => withoutQuotes(t, quotes);
+  const kept = d.evidence.filter((e) => e.source !== "journal");
+  const hidden = d.evidence.length - kept.length;
+  if (hidden === 0 && quotes.length === 0) return a;
+  const evidence = kept.map((e) => (quotes.length ? { ...e, value: hide(e.value) } : e));
+  if (hidden > 0) evidence.push({ label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" });
+  return {
+    ...a,
+    diagnosis: { ...d, headline: hide(d.headline), nextStep: d.nextStep === null ? null : hide(d.nextStep), evidence, journalQuotes: [] },
+  };
 }
 
 /** A diagnosis without the log text it quotes (journalQuotes) in its sentences. */

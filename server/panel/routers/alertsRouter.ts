@@ -24,6 +24,7 @@ import type { Actor } from "../../contract/actors";
 import { router } from "../../trpc";
 import { ALERT_AUDIT_ACTIONS } from "./auditActions";
 import { audited, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
+import { viewAlert, viewRightsOf } from "../roleViews";
 
 type Ctx = { actor: Actor | null; panelRequest: PanelRequest; services: PanelServices };
 
@@ -211,7 +212,12 @@ const ack = audited((raw) => ({
 
 export const alertsRouter = router({
   ack,
-  list: signedInProcedure.input(alertListInput).query(({ input, ctx }) => ctx.services.alerts.list(input)),
+  // an alert's diagnosis may carry log lines: for who may read journals (server/panel/roleViews.ts)
+  list: signedInProcedure.input(alertListInput).query(async ({ input, ctx }) => {
+    const page = await ctx.services.alerts.list(input);
+    const rights = viewRightsOf(ctx.actor, ctx.services.auth);
+    return { ...page, alerts: page.alerts.map((a) => viewAlert(a, rights)) };
+  }),
   rules: signedInProcedure.query(({ ctx }) => ctx.services.alerts.rules()),
   deliveries: adminProcedure.input(deliveryListInput).query(({ input, ctx }) => ctx.services.alerts.deliveries(input)),
   channels: channelsRouter,
