@@ -106,7 +106,14 @@ describe.skipIf(skip)("readiness of engines under real systemd", () => {
     const mark = agent.mark();
     await agent.client.units.start.mutate({ name: unit });
     await agent.reaches(unit, "failed/failed", mark, 20_000);
-    const failed = await agent.waitFor("rd-vllm-oom failed", () => readinessOf(unit, mark).find((r) => r.state === "failed"), 10_000);
+    // the unit's failure can reach the agent before the journal's last lines do (seen under load):
+    // readiness says "exited … without logging an error" until the engine's error line is read,
+    // which then wins (rootCause.test.ts); wait for that, not for the first failed readiness
+    const failed = await agent.waitFor(
+      "rd-vllm-oom failed with the engine's error",
+      () => readinessOf(unit, mark).find((r) => r.state === "failed" && r.reason?.startsWith("CUDA out of memory") === true),
+      10_000,
+    );
     expect(failed).toMatchObject({ reason: "CUDA out of memory while allocating the KV cache on GPU 0", stage: "allocating KV cache" });
     expect(failed.line?.text).toMatch(/^torch\.OutOfMemoryError: CUDA out of memory/);
     const d = await agent.client.units.diagnose.query({ name: unit });
