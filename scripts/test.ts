@@ -27,7 +27,9 @@ const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
 
 // Each test step also writes a JSON report; the summary at the end names every failed test with
 // the first lines of its error, so the last screenful of a CI log says what broke.
-const reports = path.join(root, "test-results", "reports");
+// not under test-results/: Playwright empties its outputDir when it starts, which took the unit
+// and systemd steps' reports with it, so a failure there was never named in the digest
+const reports = path.join(root, "test-reports");
 const report = (step: string) => path.join(reports, `${step}.json`);
 const vitestJson = (step: string) => ["--reporter=default", "--reporter=json", `--outputFile.json=${report(step)}`];
 
