@@ -82,3 +82,26 @@ describe("the unit page's first download", () => {
     expect(files.map((f) => path.basename(f))).toEqual(expect.arrayContaining(["fleet.ts", "journalGrep.ts", "unitNames.ts"]));
   });
 });
+
+describe("the small lanes (GPU telemetry, engine latency)", () => {
+  /** every project file reachable from `entry` through static imports, `entry` included */
+  function reachableFiles(entry: string): string[] {
+    const seen = new Set<string>([entry]);
+    const queue = [entry];
+    while (queue.length)
+      for (const f of valueImports(queue.shift()!).files)
+        if (!seen.has(f)) {
+          seen.add(f);
+          queue.push(f);
+        }
+    return [...seen];
+  }
+
+  it.each(["components/gpu-chart/TelemetryLanes.tsx", "components/timeline/EngineLanes.tsx", "components/GpusView.tsx"])(
+    "%s draws without uPlot, not even loaded later (the unit page's first view and the GPU page)",
+    (file) => {
+      const uplot = reachableFiles(path.join(ROOT, file)).filter((f) => /import\(\s*["']uplot["']\)|from\s+["']uplot["']/.test(readFileSync(f, "utf8")));
+      expect(uplot.map((f) => path.relative(ROOT, f))).toEqual([]);
+    },
+  );
+});

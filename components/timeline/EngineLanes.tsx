@@ -7,7 +7,7 @@
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import { LaneStack, useUPlot, type LaneSpec } from "@/components/gpu-chart/TelemetryLanes";
+import { LaneStack, type LaneSpec } from "@/components/gpu-chart/LaneStack";
 import { TIME_GUTTER } from "@/components/timeline/layout";
 import { useTRPC } from "@/components/trpc";
 import type { EngineHistoryRow } from "@/server/contract/readiness";
@@ -21,6 +21,9 @@ const col =
   (k: keyof EngineHistoryRow, scale = 1) =>
   (d: EngineData) =>
     d.rows.map((r) => (r[k] == null ? null : (r[k] as number) * scale));
+
+/** px of each lane's plot; a lane is this and its one-line title */
+const LANE_HEIGHT = 40;
 
 const ENGINE_LANES: LaneSpec<EngineData>[] = [
   {
@@ -86,7 +89,8 @@ export function EngineLanes({
     const rows = q.data ?? [];
     return { rows, xs: rows.map((r) => r.atMs / 1000) };
   }, [q.data]);
-  const UPlot = useUPlot();
+  // its height while the first answer comes: no jump, and the GPU chart below stays below the fold
+  if (q.isPending) return <div style={{ minHeight: ENGINE_LANES.length * (LANE_HEIGHT + 16) }} aria-busy="true" data-testid="engine-lanes-loading" />;
   if (q.error) return <p className="text-xs text-zinc-500 dark:text-zinc-400">Engine history unavailable: {q.error.message}</p>;
   if (data.rows.length === 0) {
     return (
@@ -100,9 +104,8 @@ export function EngineLanes({
       testId="engine-lanes"
       specs={ENGINE_LANES}
       data={data}
-      UPlot={UPlot}
       gutter={TIME_GUTTER}
-      laneHeight={40}
+      laneHeight={LANE_HEIGHT}
       win={win}
       subject="the engine's"
       notReported="not reported by the engine"
