@@ -84,7 +84,14 @@ export function DiagnosisCard({
   // only the agent can diagnose: an old answer would pass for a current one
   if (hostState !== undefined && hostState !== "connected")
     return <p className="text-sm text-zinc-500 dark:text-zinc-400">No diagnosis while {host} is not connected.</p>;
-  if (isLoading || hostState === undefined) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Diagnosing…</p>;
+  // the height of a short card while the answer comes: the page below does not jump (and the GPU
+  // chart at a laptop's fold is not pulled into view for a moment, bench/route-js.ts)
+  if (isLoading || hostState === undefined)
+    return (
+      <p role="status" className="min-h-[6.75rem] rounded-lg border border-zinc-200 p-4 text-sm text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
+        Diagnosing…
+      </p>
+    );
   if (error || !data) return <p className="text-sm text-zinc-500 dark:text-zinc-400">Diagnosis unavailable{error ? `: ${error.message}` : ""}.</p>;
   const step = data.nextStep;
   const action = step?.action;

@@ -9,7 +9,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { lazy, useEffect, useRef } from "react";
-import { StopLoopAction, type StopLoopHandle } from "@/components/crash-loop/StopLoopAction";
+import { LazyStopLoopAction } from "@/components/crash-loop/LazyStopLoopAction";
+import type { StopLoopHandle } from "@/components/crash-loop/StopLoopAction";
 import { DiagnosisCard } from "@/components/DiagnosisCard";
 import { HostNotLive } from "@/components/fleet/HostNotLive";
 import { hostHref } from "@/components/fleet/links";
@@ -23,7 +24,7 @@ import { UnitHeading } from "@/components/unit/UnitHeading";
 import { MaintenanceBanner } from "@/components/unit/MaintenanceBanner";
 import { gpuList, unitGpuUse } from "@/components/unitGpu";
 import { UnitHistory } from "@/components/UnitHistory";
-import { hasJournalView } from "@/components/journal/journalView";
+import { hasJournalView } from "@/components/journal/journalKeys";
 import { WhenVisible } from "@/components/WhenVisible";
 import { formatMiB } from "@/server/contract/format";
 import type { UnitSummary } from "@/server/contract/types";
@@ -90,13 +91,14 @@ export function UnitView({ host, name }: { host: string; name: string }) {
           unit={unit}
           // no buttons while the host's agent is away: it could not act on them
           permissions={hostLive?.isLive ? detailQuery.data?.permissions : undefined}
+          permissionsPending={hostLive?.isLive === true && detailQuery.isPending}
           recent={detailQuery.data?.recentAction ?? null}
           activeEnterUsec={detail?.timestamps.activeEnterUsec}
           gpu={gpu}
           gpuWait={gpuWait}
           ongoing={ongoing}
         />
-        <StopLoopAction ref={stopLoop} host={host} name={name} unit={unit} permission={hostLive?.isLive ? detailQuery.data?.permissions.stop : undefined} />
+        <LazyStopLoopAction ref={stopLoop} host={host} name={name} unit={unit} permission={hostLive?.isLive ? detailQuery.data?.permissions.stop : undefined} />
       </header>
 
       <DiagnosisCard

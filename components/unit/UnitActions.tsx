@@ -37,6 +37,7 @@ export function UnitActions({
   gpu,
   gpuWait,
   ongoing = null,
+  permissionsPending = false,
 }: {
   ref?: Ref<UnitActionsHandle>;
   host: string;
@@ -49,6 +50,8 @@ export function UnitActions({
   gpuWait?: readonly GpuWaitItem[];
   /** the unit's latest GPU-aware operation, shown while no action of this page has a status */
   ongoing?: Operation | null;
+  /** the permissions are on their way: keep a row of buttons' height, so the page does not jump */
+  permissionsPending?: boolean;
 }) {
   const [status, setStatus] = useState<ActionStatus | null>(null);
   const root = useRef<HTMLDivElement>(null);
@@ -69,7 +72,7 @@ export function UnitActions({
   const anyButton = UNIT_ACTIONS.some((a) => showsButton(a, permissions?.[a], unit));
   const refused = refusedSummary(permissions);
   return (
-    <div ref={root} className="space-y-3">
+    <div ref={root} className={`space-y-3 ${permissionsPending && !anyButton ? "min-h-[2.75rem]" : ""}`}>
       {/* The actions stay mounted while none shows a button (their calls and dialogs outlive it): then this is no group and draws no box. */}
       <div
         className={anyButton ? "flex flex-wrap gap-2" : "contents"}
