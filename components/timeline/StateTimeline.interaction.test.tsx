@@ -3,11 +3,12 @@
  * The assembled timeline in a DOM: drag, pinch, wheel, keys, roving focus and tooltips, as a
  * person uses them. The view window is read from onWindowChange, like the GPU chart reads it.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ComponentProps } from "react";
 import type { UnitTransition } from "@/server/contract/types";
 import { formatSystemdTimestamp } from "@/server/contract/format";
 import { StateTimeline, type ActionMarker } from "./StateTimeline";
+import { loadTimelineTip } from "./lazyTip";
 import { MIN_SPAN_MS } from "./view";
 import { fire, focus, key, mount, mouse, pointer, stubLayout, wheel, type Mounted } from "./domTestKit";
 
@@ -353,6 +354,8 @@ describe("roving focus: one tab stop per list, arrows move within it", () => {
 });
 
 describe("tooltips", () => {
+  // the tooltip's code is fetched on first use (lazyTip.test.tsx covers that); here it is in
+  beforeAll(() => loadTimelineTip());
   const segment = (i: number) => items("States in view")[i]!;
   const closeButton = () => ui.container.querySelector('button[aria-label="Close details"]');
 

@@ -23,8 +23,8 @@
  * This file only assembles: each interaction is a hook beside it (useTimelineView,
  * usePointerPanZoom, useWheelZoom, useTimelineKeyboard, useRovingFocus, useTimelineTooltip) and
  * each visual part a component (TimelineControls, TimeAxis, StateLane, ReadinessLane, GapOverlays,
- * ActionMarkers, OperationSpans, FaultMarkers, TimelineTooltip, TimelineLegend, TimelineTables,
- * EventTables).
+ * ActionMarkers, OperationSpans, FaultMarkers, TimelineTip (loaded on first use: lazyTip),
+ * TimelineLegend, TimelineTables, EventTables).
  */
 import { useElementWidth } from "@/components/useElementWidth";
 import { useId, useMemo, useRef } from "react";
@@ -50,8 +50,7 @@ import { TimeAxis, TimeCursors } from "./TimeAxis";
 import { TimelineControls } from "./TimelineControls";
 import { TimelineLegend, legendReadinessStyles, legendStyles } from "./TimelineLegend";
 import { TimelineTables } from "./TimelineTables";
-import { TimelineTooltip } from "./TimelineTooltip";
-import { tipDetails } from "./TipDetails";
+import { loadTimelineTip, useTimelineTip } from "./lazyTip";
 import { usePointerPanZoom } from "./usePointerPanZoom";
 import { useRovingFocus } from "./useRovingFocus";
 import { useTimelineKeyboard } from "./useTimelineKeyboard";
@@ -59,7 +58,6 @@ import { useTimelineLayout } from "./useTimelineLayout";
 import { useTimelineTooltip } from "./useTimelineTooltip";
 import { useTimelineView } from "./useTimelineView";
 import { useWheelZoom } from "./useWheelZoom";
-import { JournalMomentLink, tipMoment } from "./journalMoment";
 import type { TimeRange } from "./view";
 
 export type { TimeRange } from "./view";
@@ -161,8 +159,7 @@ export function StateTimeline(props: StateTimelineProps) {
   const hoverX = hoverMs != null && hoverMs >= win.fromMs && hoverMs <= win.toMs ? scale.x(hoverMs) : null;
   const styles = useMemo(() => legendStyles(drawn.segments), [drawn.segments]);
   const readinessStyles = useMemo(() => legendReadinessStyles(drawn.readinessSegments), [drawn.readinessSegments]);
-  const tipBox = tip && measured ? { pinned: tip.pinned, ...tipDetails(tip, drawn, nowMs, timeZone) } : null;
-  const moment = tip?.pinned && measured && journalLinks ? tipMoment(tip, drawn) : null;
+  const tipCode = useTimelineTip(tip != null);
 
   return (
     <section className={`flex flex-col gap-2 ${className ?? ""}`} aria-labelledby={titleId}>
@@ -191,6 +188,9 @@ export function StateTimeline(props: StateTimelineProps) {
           className="relative rounded-md outline-none select-none focus-visible:ring-2 focus-visible:ring-[var(--gd-focus)]"
           style={{ touchAction: "pan-y", height }}
           onKeyDown={onKeyDown}
+          // the tooltip's code comes as soon as someone points at or tabs to the timeline
+          onPointerEnter={() => void loadTimelineTip()}
+          onFocus={() => void loadTimelineTip()}
           {...pointerHandlers}
           onClick={(e) => {
             // A click on empty lane closes a pinned tooltip.
@@ -262,21 +262,21 @@ export function StateTimeline(props: StateTimelineProps) {
           )}
         </div>
 
-        {tipBox && (
-          <TimelineTooltip
-            x={tipBox.x}
+        {tip && measured && tipCode && (
+          <tipCode.TimelineTip
+            tip={tip}
+            drawn={drawn}
+            nowMs={nowMs}
+            timeZone={timeZone}
             width={width}
-            pinned={tipBox.pinned}
             frame={frame}
+            journalLinks={journalLinks}
             onClose={() => tooltip.send({ type: "close" })}
             onEscape={() => {
               tooltip.send({ type: "close" });
               plotRef.current?.focus();
             }}
-          >
-            {tipBox.content}
-            {moment && <JournalMomentLink moment={moment} />}
-          </TimelineTooltip>
+          />
         )}
       </div>
 
