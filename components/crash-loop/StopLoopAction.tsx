@@ -23,6 +23,7 @@ export function StopLoopAction({
   name,
   unit,
   permission,
+  initiallyOpen = false,
 }: {
   ref?: Ref<StopLoopHandle>;
   host: string;
@@ -30,9 +31,11 @@ export function StopLoopAction({
   unit: UnitSummary;
   /** the unit's stop permission; undefined until `units.get` answers */
   permission: ActionPermission | undefined;
+  /** opened as it mounts (asked for before its code was here: LazyStopLoopAction) */
+  initiallyOpen?: boolean;
 }) {
   const trpc = useTRPC();
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(initiallyOpen);
   const evidence = useQuery(trpc.units.crashLoop.queryOptions({ host, name }, { enabled: open, staleTime: 0, retry: false }));
   const stop = useMutation(trpc.units.stopLoop.mutationOptions());
   useImperativeHandle(ref, () => ({ request: () => setOpen(true) }));

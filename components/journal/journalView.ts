@@ -5,6 +5,7 @@
  * GPUs) and `jat` (a moment: ±2 minutes around it, from the timeline). Pure.
  */
 import { grepProblem, JOURNAL_PRIORITY_NAMES } from "@/server/contract/journalGrep";
+import { JOURNAL_KEYS } from "./journalKeys";
 
 export interface JournalView {
   since?: number;
@@ -22,10 +23,7 @@ export type JournalRange = keyof typeof JOURNAL_RANGES;
 /** ± around a moment picked on the timeline */
 export const MOMENT_MS = 2 * 60_000;
 
-const KEYS = ["jsince", "juntil", "jlast", "jprio", "jq", "jboot", "jkpci", "jat"] as const;
-
-/** Whether the URL asks for a journal view (a shared link, the timeline's "journal here"): the page opens at the journal. */
-export const hasJournalView = (p: URLSearchParams): boolean => KEYS.some((k) => p.has(k));
+export { hasJournalView } from "./journalKeys";
 
 const int = (v: string | null) => (v !== null && /^-?\d{1,16}$/.test(v) ? Number(v) : undefined);
 
@@ -60,7 +58,7 @@ export function viewFromParams(p: URLSearchParams): JournalView {
 /** `params` with the view's keys replaced (other keys, e.g. the timeline's, kept). */
 export function paramsWithView(params: URLSearchParams, v: JournalView): URLSearchParams {
   const p = new URLSearchParams(params);
-  for (const k of KEYS) p.delete(k);
+  for (const k of JOURNAL_KEYS) p.delete(k);
   if (v.since !== undefined) p.set("jsince", String(Math.round(v.since)));
   if (v.until !== undefined) p.set("juntil", String(Math.round(v.until)));
   if (v.last && v.since === undefined && v.until === undefined) p.set("jlast", v.last);
