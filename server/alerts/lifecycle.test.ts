@@ -16,7 +16,7 @@ import { openStore, type Store } from "../store/database";
 import type { LazyStore } from "../store/lazyStore";
 import type { AlertRow } from "./alertStore";
 import { loadAlertsConfig } from "./config";
-import { AckError, escalationDueAt } from "./lifecycle";
+import { AckError, escalateAlert, escalationDueAt } from "./lifecycle";
 import { textLines } from "./message";
 import { AlertsService } from "./service";
 
@@ -48,7 +48,17 @@ async function setup(rules: unknown, opts: { groupWindowMs?: number } = {}) {
   dirs.push(dir);
   const real = await openStore({ dataDir: dir });
   const clock = { now: T0 };
-  const store: Store = { ...real, nowMs: async () => clock.now };
+  /** run once at the next read of the database's clock (what another replica does meanwhile) */
+  const atNextClockRead: { fn: (() => Promise<unknown>) | null } = { fn: null };
+  const store: Store = {
+    ...real,
+    nowMs: async () => {
+      const fn = atNextClockRead.fn;
+      atNextClockRead.fn = null;
+      await fn?.();
+      return clock.now;
+    },
+  };
   const units = new Map([["vllm-a.service", failedUnit("vllm-a.service")]]);
   const diagnose = { query: async () => ({ severity: "critical", code: "main-exited", headline: "It exited.", evidence: [] }) };
   const link = { name: "gpu-a", state: "connected", sinceMs: 0, error: null, bootId: "b", units, gpu: null, telemetry: null, client: { units: { diagnose } } };
@@ -105,7 +115,7 @@ async function setup(rules: unknown, opts: { groupWindowMs?: number } = {}) {
     await new Promise((r) => setTimeout(r, 100)); // and the deliverer's look
     await real.close();
   };
-  return { service, clock, pass, messages, channelName, real, units, close };
+  return { service, clock, pass, messages, channelName, real, store, units, atNextClockRead, close };
 }
 
 describe("acknowledge", () => {
@@ -213,6 +223,29 @@ describe("escalate", () => {
       // an escalated alert can still be acknowledged
       const id = esc[0]!.payload.alertId;
       expect((await t.service.ack(id, "bob", null)).alert.escalatedAt).toBe(T0 + 10 * MIN);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("escalated by another replica just as it is acknowledged: the escalation channel hears who took it", async () => {
+    const t = await setup(rules);
+    try {
+      await t.pass();
+      const id = (await t.messages())[0]!.payload.alertId;
+      const pager = (await t.service.channels.all()).find((c) => c.name === "pager")!.id;
+      t.clock.now += 10 * MIN;
+      // the other replica's engine claims the escalation after this ack began, before its UPDATE
+      t.atNextClockRead.fn = () => escalateAlert(t.store, id, 10 * MIN, [pager], "https://panel.example");
+      const { alert } = await t.service.ack(id, "alice", null);
+      expect(alert.escalatedAt).toBe(T0 + 10 * MIN);
+      const sent = await Promise.all((await t.messages()).map(async (m) => [m.payload.kind, await t.channelName(m.channel)]));
+      expect(sent).toEqual([
+        ["alert", "main"],
+        ["escalation", "pager"],
+        ["acknowledged", "main"],
+        ["acknowledged", "pager"],
+      ]);
     } finally {
       await t.close();
     }

@@ -74,8 +74,11 @@ export async function ackAlert(
   by: string,
   note: string | null,
   panelUrl: string,
-  /** the channels it was escalated to, if it was (they heard of it, so they hear who took it) */
-  escalatedTo: readonly string[] = [],
+  /**
+   * the channels an escalated alert was escalated to (they heard of it, so they hear who took
+   * it): asked in the transaction, of the row the UPDATE returned, only when it was escalated
+   */
+  escalationChannels: (alert: AlertView) => readonly string[] = () => [],
 ): Promise<{ alert: AlertView; messageId: number | null }> {
   const now = await store.nowMs();
   return store.db.transaction().execute(async (trx) => {
@@ -96,6 +99,7 @@ export async function ackAlert(
     const alert = alertView(row);
     // read after the UPDATE: on PostgreSQL the batcher's claim of its start (which locks this
     // row) is then either committed and seen here, or sees the acknowledgement and says it
+    const escalatedTo = alert.escalatedAt != null ? escalationChannels(alert) : [];
     const channels = [...new Set([...(await firingChannels(trx, id)), ...escalatedTo])];
     if (channels.length === 0) return { alert, messageId: null };
     const messageId = await enqueueMessage(
