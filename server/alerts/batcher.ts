@@ -2,7 +2,8 @@
  * Grouping: alert starts (and ends) of one host and rule that happen within the grouping window
  * become one message ("host gpu-b: 6 units failed"), queued for every enabled channel that is no
  * escalation channel (routing.ts); the end of an alert that was escalated also goes to the
- * channels it was escalated to. A group
+ * channels it was escalated to. A start acknowledged inside the window still goes out, saying who
+ * acknowledged it and when (lifecycle.ts queues no separate message for it then). A group
  * goes out once its oldest notification is `windowMs` old and every alert in it has its
  * diagnosis (or `diagnosisWaitMs` more have passed). Claimed in a transaction: on PostgreSQL the
  * rows are locked with SKIP LOCKED, so two replicas never make two messages of one start.
@@ -77,7 +78,7 @@ async function queueGroup(store: Store, group: Pending[], now: number, opts: Bat
     if (store.dialect === "postgres") claim = claim.forUpdate().skipLocked();
     const claimed = await claim.execute();
     if (claimed.length === 0) return false;
-    const rows = await trx
+    let read = trx
       .selectFrom("alerts")
       .selectAll()
       .where(
@@ -85,8 +86,12 @@ async function queueGroup(store: Store, group: Pending[], now: number, opts: Bat
         "in",
         claimed.map((c) => c.alert_id),
       )
-      .orderBy("unit")
-      .execute();
+      .orderBy("unit");
+    // PostgreSQL: an acknowledgement of one of them waits for this message, or this waits for it,
+    // so the start says it was acknowledged or the acknowledgement finds where the start went
+    // (SQLite: one write transaction at a time already)
+    if (store.dialect === "postgres") read = read.forUpdate();
+    const rows = await read.execute();
     const alerts = rows.map(alertView);
     const first = alerts[0]!;
     let channelIds = regular;

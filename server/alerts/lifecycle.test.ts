@@ -16,7 +16,8 @@ import { openStore, type Store } from "../store/database";
 import type { LazyStore } from "../store/lazyStore";
 import type { AlertRow } from "./alertStore";
 import { loadAlertsConfig } from "./config";
-import { AckError, escalationDueAt } from "./lifecycle";
+import { AckError, escalateAlert, escalationDueAt } from "./lifecycle";
+import { textLines } from "./message";
 import { AlertsService } from "./service";
 
 const dirs: string[] = [];
@@ -42,12 +43,22 @@ const failedUnit = (name: string): UnitSummary => ({
   job: null,
 });
 
-async function setup(rules: unknown) {
+async function setup(rules: unknown, opts: { groupWindowMs?: number } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), "gpudeck-lifecycle-"));
   dirs.push(dir);
   const real = await openStore({ dataDir: dir });
   const clock = { now: T0 };
-  const store: Store = { ...real, nowMs: async () => clock.now };
+  /** run once at the next read of the database's clock (what another replica does meanwhile) */
+  const atNextClockRead: { fn: (() => Promise<unknown>) | null } = { fn: null };
+  const store: Store = {
+    ...real,
+    nowMs: async () => {
+      const fn = atNextClockRead.fn;
+      atNextClockRead.fn = null;
+      await fn?.();
+      return clock.now;
+    },
+  };
   const units = new Map([["vllm-a.service", failedUnit("vllm-a.service")]]);
   const diagnose = { query: async () => ({ severity: "critical", code: "main-exited", headline: "It exited.", evidence: [] }) };
   const link = { name: "gpu-a", state: "connected", sinceMs: 0, error: null, bootId: "b", units, gpu: null, telemetry: null, client: { units: { diagnose } } };
@@ -66,7 +77,7 @@ async function setup(rules: unknown) {
       onHostEvent: (_l: (h: string, e: AgentEvent) => void) => () => undefined,
     },
     store: { get: async () => store } as unknown as LazyStore,
-    config: { ...config, settleMs: 0, groupWindowMs: 0 },
+    config: { ...config, settleMs: 0, groupWindowMs: opts.groupWindowMs ?? 0 },
     panelUrl: "https://panel.example",
     log: () => {},
     clock: () => clock.now,
@@ -74,13 +85,16 @@ async function setup(rules: unknown) {
   });
   // started (it diagnoses only then); its own tick is 5 s, the test's passes come first
   service.start();
-  /** engine passes until what they noted is grouped into messages (the diagnosis they asked for is in) */
-  const pass = async () => {
+  /**
+   * engine passes until what they noted is grouped into messages (the diagnosis they asked for is
+   * in); `inWindow`: until the diagnosis is in, the notification still waiting for its window
+   */
+  const pass = async (inWindow = false) => {
     for (let i = 0; i < 50; i++) {
       await service.engine.passNow();
       const waiting = await real.db.selectFrom("alert_notifications").select("id").where("message_id", "is", null).execute();
       const diagnosing = await real.db.selectFrom("alerts").select("id").where("diagnosis_state", "=", "pending").execute();
-      if (waiting.length === 0 && diagnosing.length === 0) return;
+      if ((inWindow ? waiting.length > 0 : waiting.length === 0) && diagnosing.length === 0) return;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error("the engine did not settle");
@@ -101,7 +115,7 @@ async function setup(rules: unknown) {
     await new Promise((r) => setTimeout(r, 100)); // and the deliverer's look
     await real.close();
   };
-  return { service, clock, pass, messages, channelName, real, units, close };
+  return { service, clock, pass, messages, channelName, real, store, units, atNextClockRead, close };
 }
 
 describe("acknowledge", () => {
@@ -145,6 +159,44 @@ describe("acknowledge", () => {
   });
 });
 
+describe("acknowledged inside the grouping window, before its start was sent", () => {
+  const rules = { "unit-failed": { escalateAfter: "10m", escalateTo: ["pager"] } };
+
+  it("the start still goes to the regular channels and says who acknowledged it, when and why; the escalation channel hears nothing", async () => {
+    const t = await setup(rules, { groupWindowMs: 5000 });
+    try {
+      await t.pass(true);
+      expect(await t.messages()).toEqual([]);
+      const { id } = await t.real.db.selectFrom("alerts").select("id").executeTakeFirstOrThrow();
+
+      t.clock.now += 2000;
+      const { alert, messageId } = await t.service.ack(id, "alice", "rolling back the weights");
+      expect(alert).toMatchObject({ acknowledgedBy: "alice", acknowledgedAt: T0 + 2000 });
+      // nobody was told of it yet: its start, when it goes, says both
+      expect(messageId).toBeNull();
+
+      t.clock.now += 3000;
+      await t.pass();
+      const sent = await t.messages();
+      expect(await Promise.all(sent.map(async (m) => [m.payload.kind, m.payload.state, await t.channelName(m.channel)]))).toEqual([
+        ["alert", "firing", "main"],
+      ]);
+      const start = sent[0]!.payload;
+      const ackedAt = new Date(T0 + 2000).toISOString();
+      expect(start).toMatchObject({ alertId: id, acknowledgedBy: "alice", acknowledgedAt: ackedAt, ackNote: "rolling back the weights" });
+      expect(start.alerts[0]).toMatchObject({ acknowledgedBy: "alice", acknowledgedAt: ackedAt });
+      expect(textLines(start)).toContain(`Already acknowledged by alice at ${ackedAt}: rolling back the weights`);
+
+      // acknowledged before escalateAfter: the pager never hears of it, and nothing repeats
+      t.clock.now += 30 * MIN;
+      await t.pass();
+      expect((await t.messages()).map((m) => m.payload.kind)).toEqual(["alert"]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("escalate", () => {
   const rules = { "unit-failed": { escalateAfter: "10m", escalateTo: ["pager"] } };
 
@@ -171,6 +223,29 @@ describe("escalate", () => {
       // an escalated alert can still be acknowledged
       const id = esc[0]!.payload.alertId;
       expect((await t.service.ack(id, "bob", null)).alert.escalatedAt).toBe(T0 + 10 * MIN);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("escalated by another replica just as it is acknowledged: the escalation channel hears who took it", async () => {
+    const t = await setup(rules);
+    try {
+      await t.pass();
+      const id = (await t.messages())[0]!.payload.alertId;
+      const pager = (await t.service.channels.all()).find((c) => c.name === "pager")!.id;
+      t.clock.now += 10 * MIN;
+      // the other replica's engine claims the escalation after this ack began, before its UPDATE
+      t.atNextClockRead.fn = () => escalateAlert(t.store, id, 10 * MIN, [pager], "https://panel.example");
+      const { alert } = await t.service.ack(id, "alice", null);
+      expect(alert.escalatedAt).toBe(T0 + 10 * MIN);
+      const sent = await Promise.all((await t.messages()).map(async (m) => [m.payload.kind, await t.channelName(m.channel)]));
+      expect(sent).toEqual([
+        ["alert", "main"],
+        ["escalation", "pager"],
+        ["acknowledged", "main"],
+        ["acknowledged", "pager"],
+      ]);
     } finally {
       await t.close();
     }

@@ -5,13 +5,16 @@
  * it, once; the outbox (lease, retries, order per channel) delivers it like any other message.
  *
  * The ack message goes to the channels the alert's start went to ("alice acknowledged it: …"),
- * and to those it was escalated to;
+ * and to those it was escalated to; acknowledged before its start was sent (inside the grouping
+ * window), there is no ack message: the start goes out and says "Already acknowledged by …";
  * the escalation to the rule's `escalateTo` channels ("not acknowledged after 10 min").
  * An acknowledged alert never escalates; a resolved one neither. Nothing repeats.
  */
+import type { Transaction } from "kysely";
 import type { AlertView, AlertWebhookPayload } from "../contract/alerts";
 import { formatDurationWords } from "../contract/format";
 import type { Store } from "../store/database";
+import type { PanelSchema } from "../store/schema";
 import { alertView, type AlertRow } from "./alertStore";
 import { buildPayload } from "./message";
 import { enqueueMessage } from "./outbox";
@@ -25,9 +28,9 @@ export class AckError extends Error {
   }
 }
 
-/** The channels an alert's start message was queued for (in the order they were). */
-async function firingChannels(store: Store, alertId: number): Promise<string[]> {
-  const rows = await store.db
+/** The channels an alert's start message was queued for (in the order they were); none while its start waits in the grouping window. */
+async function firingChannels(trx: Transaction<PanelSchema>, alertId: number): Promise<string[]> {
+  const rows = await trx
     .selectFrom("alert_notifications as n")
     .innerJoin("alert_outbox as o", "o.message_id", "n.message_id")
     .select("o.channel_id")
@@ -61,7 +64,9 @@ export function escalationPayload(a: AlertView, afterMs: number, messageId: numb
 /**
  * Acknowledge an open alert. The first acknowledgement wins (a second is a CONFLICT that names
  * who was first); a resolved alert cannot be. Returns the view and the message id (null when the
- * start was never told, e.g. silenced or in maintenance: nobody to tell).
+ * start was not told yet: still in its grouping window, where the start itself will say who
+ * acknowledged it and when (batcher.ts), or silenced or in maintenance, where it says so if it
+ * is told once they end).
  */
 export async function ackAlert(
   store: Store,
@@ -69,11 +74,13 @@ export async function ackAlert(
   by: string,
   note: string | null,
   panelUrl: string,
-  /** the channels it was escalated to, if it was (they heard of it, so they hear who took it) */
-  escalatedTo: readonly string[] = [],
+  /**
+   * the channels an escalated alert was escalated to (they heard of it, so they hear who took
+   * it): asked in the transaction, of the row the UPDATE returned, only when it was escalated
+   */
+  escalationChannels: (alert: AlertView) => readonly string[] = () => [],
 ): Promise<{ alert: AlertView; messageId: number | null }> {
   const now = await store.nowMs();
-  const channels = [...new Set([...(await firingChannels(store, id)), ...escalatedTo])];
   return store.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("alerts")
@@ -90,6 +97,10 @@ export async function ackAlert(
       throw new AckError(`Alert ${id} was acknowledged already by ${now2.acknowledged_by}.`, "CONFLICT");
     }
     const alert = alertView(row);
+    // read after the UPDATE: on PostgreSQL the batcher's claim of its start (which locks this
+    // row) is then either committed and seen here, or sees the acknowledgement and says it
+    const escalatedTo = alert.escalatedAt != null ? escalationChannels(alert) : [];
+    const channels = [...new Set([...(await firingChannels(trx, id)), ...escalatedTo])];
     if (channels.length === 0) return { alert, messageId: null };
     const messageId = await enqueueMessage(
       trx,

@@ -27,6 +27,19 @@ export function alertLink(panelUrl: string, host: string, unit: string | null): 
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** who acknowledged it, when and their note, as the message's items carry them (nothing when nobody has) */
+function ackFields(a: AlertView): Pick<AlertWebhookItem, "acknowledgedBy" | "acknowledgedAt" | "ackNote"> {
+  if (!a.acknowledgedBy) return {};
+  const at = iso(a.acknowledgedAt ?? null);
+  return { acknowledgedBy: a.acknowledgedBy, ...(at ? { acknowledgedAt: at } : {}), ackNote: a.ackNote ?? null };
+}
+
+/** "Already acknowledged by alice at …: note": a start told after someone took it (inside the grouping window). */
+export function alreadyAcknowledged(i: Pick<AlertWebhookItem, "acknowledgedBy" | "acknowledgedAt" | "ackNote">): string | null {
+  if (!i.acknowledgedBy) return null;
+  return `Already acknowledged by ${i.acknowledgedBy}${i.acknowledgedAt ? ` at ${i.acknowledgedAt}` : ""}${i.ackNote ? `: ${i.ackNote}` : "."}`;
+}
+
 function item(a: AlertView, state: AlertState, panelUrl: string): AlertWebhookItem {
   return {
     alertId: a.id,
@@ -41,6 +54,7 @@ function item(a: AlertView, state: AlertState, panelUrl: string): AlertWebhookIt
     diagnosis: a.diagnosis,
     diagnosisUnavailable: a.diagnosisUnavailable,
     link: alertLink(panelUrl, a.host, a.unit),
+    ...ackFields(a),
   };
 }
 
@@ -119,6 +133,8 @@ export function textLines(p: AlertWebhookPayload): string[] {
   if (p.kind === "test") return [p.summary];
   if (p.count === 1) {
     const lines = [p.summary];
+    const acked = p.kind === "alert" && p.state === "firing" ? alreadyAcknowledged(p) : null;
+    if (acked) lines.push(acked);
     if (p.diagnosis) {
       lines.push("", `Diagnosis: ${p.diagnosis.headline}`);
       if (p.diagnosis.nextStep) lines.push(`Next step: ${p.diagnosis.nextStep}`);
@@ -126,7 +142,11 @@ export function textLines(p: AlertWebhookPayload): string[] {
     lines.push("", p.state === "resolved" ? `Since ${p.since}, resolved ${p.resolvedAt}.` : `Since ${p.since}.`);
     return lines;
   }
-  const lines = p.alerts.slice(0, MAX_LISTED).map((a) => `- ${a.unit ?? a.host}: ${a.diagnosis?.headline ?? a.summary}`);
+  // a start told after someone took one of its alerts (inside the grouping window) says so
+  const start = p.kind === "alert" && p.state === "firing";
+  const line = (a: AlertWebhookItem) =>
+    `- ${a.unit ?? a.host}: ${a.diagnosis?.headline ?? a.summary}${start && a.acknowledgedBy ? ` (acknowledged by ${a.acknowledgedBy})` : ""}`;
+  const lines = p.alerts.slice(0, MAX_LISTED).map(line);
   if (p.alerts.length > MAX_LISTED) lines.push(`… and ${p.alerts.length - MAX_LISTED} more`);
   return lines;
 }

@@ -1,7 +1,8 @@
 /**
  * Two panel replicas on one PostgreSQL, each with its own engine and deliverer watching the same
  * host: one unit fails → one alert, one message at the receiver; it recovers → one resolution;
- * unacknowledged past its rule's escalateAfter → one escalation, from one replica.
+ * unacknowledged past its rule's escalateAfter → one escalation, from one replica; acknowledged
+ * while another replica sends its start → the acknowledgement is told once, never lost.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,8 @@ import { LazyStore } from "../store/lazyStore";
 import { skipWithoutPg, startPgCluster, type PgCluster } from "../store/testing/pgCluster";
 import { loadAlertsConfig } from "./config";
 import { openAlert } from "./alertStore";
-import { escalateAlert } from "./lifecycle";
+import { batchNotifications } from "./batcher";
+import { ackAlert, escalateAlert } from "./lifecycle";
 import { AlertsService } from "./service";
 import { TestReceiver } from "./testing/receiver";
 
@@ -173,6 +175,51 @@ describe.skipIf(noPg)("two replicas, one escalation", () => {
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => escalateAlert(i % 2 ? a : b, id, 60_000, ["c1"], "http://panel")));
       expect(results.filter((r) => r !== null)).toHaveLength(1);
       expect(await a.db.selectFrom("alert_messages").select("id").where("state", "=", "escalation").execute()).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe.skipIf(noPg)("two replicas, an acknowledgement while the start is being sent", () => {
+  it("each alert's acknowledgement is told once: in its start's message or in a message of its own", async () => {
+    const dbName = `ack_race_${process.pid}`;
+    const admin = await openStore({ dataDir: dir, databaseUrl: cluster!.url });
+    await admin.db.executeQuery({ sql: `create database ${dbName}`, parameters: [], query: { kind: "RawNode" } } as never);
+    await admin.close();
+    const url = cluster!.url.replace(/\/postgres$/, `/${dbName}`);
+    const [a, b] = [await openStore({ dataDir: dir, databaseUrl: url }), await openStore({ dataDir: dir, databaseUrl: url })];
+    try {
+      // one host each, so each start is a message of its own; replica b groups while replica a acknowledges
+      const ids: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const c = {
+          rule: "unit-failed" as const,
+          host: `gpu-${i}`,
+          unit: "vllm-a.service",
+          severity: "critical" as const,
+          summary: "failed",
+          sinceMs: Date.now(),
+        };
+        ids.push((await openAlert(a, c, { silenced: false, diagnose: false }))!);
+      }
+      const opts = { windowMs: 0, diagnosisWaitMs: 0, panelUrl: "http://panel", channelIds: async () => ["c1"] };
+      const batching = (async () => {
+        while ((await batchNotifications(b, opts)) > 0);
+      })();
+      await Promise.all([batching, ...ids.map((id) => ackAlert(a, id, "alice", null, "http://panel"))]);
+      await batchNotifications(b, opts);
+      const messages = await a.db.selectFrom("alert_messages").select(["state", "payload"]).execute();
+      const told = new Map<number, string[]>();
+      for (const m of messages) {
+        const p = JSON.parse(m.payload) as AlertWebhookPayload;
+        const how = m.state === "acknowledged" ? "ack message" : p.acknowledgedBy ? "start says it" : "start only";
+        told.set(p.alertId, [...(told.get(p.alertId) ?? []), how].sort());
+      }
+      // never "start only" (the acknowledgement lost between the two) nor both
+      const wrong = ids.map((id) => [id, (told.get(id) ?? []).join(" + ")]).filter(([, o]) => o !== "start says it" && o !== "ack message + start only");
+      expect(wrong).toEqual([]);
     } finally {
       await a.close();
       await b.close();

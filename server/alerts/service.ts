@@ -155,9 +155,10 @@ export class AlertsService {
 
   /** "I'm on it": the first acknowledgement wins; a message goes to the channels its start (and its escalation) went to. */
   async ack(id: number, by: string, note: string | null) {
-    const row = await this.alert(id);
-    const escalatedTo = row?.escalated_at != null ? escalationChannelIds(await this.channels.all(), this.o.config.rules, row) : [];
-    const result = await ackAlert(await this.store(), id, by, note, this.o.panelUrl, escalatedTo);
+    // the channel list first (read outside the transaction: on SQLite it holds the one
+    // connection); whether and where it was escalated, of the row ackAlert's UPDATE returns
+    const channels = await this.channels.all();
+    const result = await ackAlert(await this.store(), id, by, note, this.o.panelUrl, (alert) => escalationChannelIds(channels, this.o.config.rules, alert));
     if (result.messageId !== null) this.deliverer.kick();
     return result;
   }

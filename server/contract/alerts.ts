@@ -158,6 +158,13 @@ export interface AlertWebhookItem {
   diagnosisUnavailable: string | null;
   /** the unit's page (the host's page for host rules) */
   link: string;
+  /**
+   * present once someone acknowledged the alert: who, when (ISO 8601) and their note; on a start
+   * told after it was acknowledged (inside the grouping window) this is how the channels hear it
+   */
+  acknowledgedBy?: string;
+  acknowledgedAt?: string;
+  ackNote?: string | null;
 }
 
 /**
@@ -175,7 +182,7 @@ export interface AlertWebhookPayload extends AlertWebhookItem {
    * `escalateAfter` and goes to `escalateTo` too
    */
   kind: "alert" | "test" | "acknowledged" | "escalation";
-  /** on "acknowledged" messages */
+  /** on "acknowledged" messages, and on a one-alert start acknowledged before it was sent */
   acknowledgedBy?: string;
   ackNote?: string | null;
   title: string;

@@ -50,6 +50,16 @@ describe("pushPayload", () => {
     expect(urgencyOf({ ...one, state: "resolved" })).toBe("low");
   });
 
+  it("a start acknowledged before it was sent: says by whom, offers no Acknowledge, does not wake the phone", () => {
+    const acked = { ...one, acknowledgedBy: "alice", acknowledgedAt: "2030-01-01T03:12:04.000Z", ackNote: "rolling back" };
+    expect(pushPayload(acked)).toMatchObject({
+      body: "The main process exited with status 1. Already acknowledged by alice at 2030-01-01T03:12:04.000Z: rolling back",
+      alertId: null,
+      tag: "gpudeck-alert-17",
+    });
+    expect(urgencyOf(acked)).toBe("normal");
+  });
+
   it("a group: no unit, no alert to acknowledge, the host's page", () => {
     const group = pushPayload({ ...one, count: 3, unit: null, diagnosis: null, summary: "a, b, c", link: "https://gpudeck.example/hosts/gpu-b" });
     expect(group).toMatchObject({ unit: null, alertId: null, url: "/hosts/gpu-b", body: "a, b, c", tag: "gpudeck-gpu-b-unit-failed" });

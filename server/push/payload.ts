@@ -5,6 +5,7 @@
  */
 import type { AlertWebhookPayload } from "../contract/alerts";
 import type { PushNotificationPayload } from "../contract/push";
+import { alreadyAcknowledged } from "../alerts/message";
 
 export const MAX_PLAINTEXT_BYTES = 3000;
 const TITLE_MAX = 120;
@@ -26,7 +27,16 @@ export function pushPayload(p: AlertWebhookPayload): PushNotificationPayload {
   // an escalation is the same alert again, unacknowledged: it offers "Acknowledge" as the start did
   const single = (p.kind === "alert" || p.kind === "escalation") && p.count === 1;
   const headline = single ? (p.diagnosis?.headline ?? p.summary) : p.summary;
-  const body = p.kind === "test" ? p.summary : p.state === "resolved" && single ? `Resolved. ${headline}` : headline;
+  // a start told after someone took it (inside the grouping window): it says who, and offers no "Acknowledge"
+  const acked = p.kind === "alert" && p.state === "firing" && single ? alreadyAcknowledged(p) : null;
+  const body =
+    p.kind === "test"
+      ? p.summary
+      : p.state === "resolved" && single
+        ? `Resolved. ${headline}`
+        : acked
+          ? `${cut(headline, BODY_MAX - acked.length - 1)} ${acked}`
+          : headline;
   const out: PushNotificationPayload = {
     schema: "gpudeck.push.v1",
     kind: p.kind,
@@ -36,7 +46,7 @@ export function pushPayload(p: AlertWebhookPayload): PushNotificationPayload {
     host: p.kind === "test" ? null : p.host,
     unit: p.kind === "test" ? null : p.unit,
     url: panelPath(p.link),
-    alertId: single && p.state === "firing" && p.alertId > 0 ? p.alertId : null,
+    alertId: single && p.state === "firing" && p.alertId > 0 && !acked ? p.alertId : null,
     tag: single ? `gpudeck-alert-${p.alertId}` : `gpudeck-${p.host}-${p.rule}`,
     id: p.id,
   };
@@ -45,9 +55,10 @@ export function pushPayload(p: AlertWebhookPayload): PushNotificationPayload {
   return out;
 }
 
-/** Web Push's Urgency header: critical starts wake the phone, ends and tests do not. */
+/** Web Push's Urgency header: critical starts wake the phone, ends and tests do not, nor a start someone already acknowledged. */
 export function urgencyOf(p: AlertWebhookPayload): "high" | "normal" | "low" {
   if (p.kind === "test") return "normal";
   if (p.state === "resolved") return "low";
+  if (p.kind === "alert" && p.count === 1 && p.acknowledgedBy) return "normal";
   return p.severity === "critical" ? "high" : "normal";
 }
