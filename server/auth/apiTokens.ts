@@ -19,7 +19,7 @@ import type { StoreSource } from "../store/lazyStore";
 import type { ApiTokensTable } from "../store/schema";
 import { randomToken, sha256Hex } from "./crypto";
 import { AuthError, systemClock, type Clock, type Ms, type Principal, type User } from "./types";
-import { parsePatterns, unitPatternProblem } from "./users";
+import { parsePatterns, unitPatternProblem } from "./userFields";
 
 export const API_TOKEN_PREFIX = "gdk_";
 export const API_TOKEN_RE = /^gdk_[A-Za-z0-9_-]{43}$/;

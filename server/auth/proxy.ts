@@ -10,7 +10,7 @@
  */
 import { BlockList, isIP } from "node:net";
 import type { UserStore } from "./users";
-import { usernameProblem } from "./users";
+import { usernameProblem } from "./userFields";
 import { isRole, type Role } from "../contract/actors";
 import { tokensEqual } from "./crypto";
 import { type Principal } from "./types";

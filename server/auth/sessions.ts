@@ -13,7 +13,7 @@ import type { SessionsTable } from "../store/schema";
 import { randomToken, sha256Hex, TOKEN_RE } from "./crypto";
 import { isRole } from "../contract/actors";
 import { systemClock, type Clock, type Ms, type User } from "./types";
-import { parsePatterns } from "./users";
+import { parsePatterns } from "./userFields";
 
 export interface SessionPolicy {
   /** Ends a session nobody used for this long. Default 12 h. */

@@ -6,7 +6,8 @@ import { testDatabasesForFile } from "../store/testing/databases";
 import { sha256Hex } from "./crypto";
 import { SessionStore } from "./sessions";
 import { AuthError } from "./types";
-import { unitPatternProblem, usernameProblem, UserStore } from "./users";
+import { UserStore } from "./users";
+import { unitPatternProblem, usernameProblem } from "./userFields";
 import { FakeClock, HOUR, MINUTE } from "./testHelpers";
 
 const dbs = testDatabasesForFile("the user store");

@@ -93,4 +93,55 @@ describe("the engine's own words quoted in a reason", () => {
     expect(seen.diagnosis!.evidence.map((e) => e.label)).toEqual(["State", JOURNAL_HIDDEN_LABEL]);
     expect(viewAlert(alert, FULL_VIEW)).toBe(alert);
   });
+
+  it("in an alert's next step and kept evidence too; an alert with nothing to hide is the same object", () => {
+    const base = {
+      id: 8,
+      rule: "unit-failed",
+      host: "gpu-a",
+      unit: "vllm-a.service",
+      severity: "critical",
+      summary: "failed (exit-code)",
+      sinceMs: 1000,
+      openedAtMs: 1000,
+      resolvedAtMs: null,
+      diagnosisUnavailable: null,
+      silenced: false,
+    };
+    const alert = {
+      ...base,
+      diagnosis: {
+        headline: "Failed.",
+        severity: "critical",
+        code: "engine-failed",
+        nextStep: `Fix it (${QUOTE}).`,
+        evidence: [{ label: "Reason", value: `said ${QUOTE}`, source: "gpudeck" }],
+        journalQuotes: [QUOTE],
+      },
+    } as AlertView;
+    expect(viewAlert(alert, VIEWER).diagnosis).toEqual({
+      headline: "Failed.",
+      severity: "critical",
+      code: "engine-failed",
+      nextStep: `Fix it (${QUOTE_HIDDEN}).`,
+      evidence: [{ label: "Reason", value: `said ${QUOTE_HIDDEN}`, source: "gpudeck" }],
+      journalQuotes: [],
+    });
+    const logOnly = {
+      ...base,
+      diagnosis: {
+        headline: "Failed.",
+        severity: "critical",
+        code: "engine-failed",
+        nextStep: null,
+        evidence: [{ label: "Log", value: "ERROR x", source: "journal" }],
+      },
+    } as AlertView;
+    const seen = viewAlert(logOnly, VIEWER).diagnosis!;
+    expect(seen.nextStep).toBeNull();
+    expect(seen.journalQuotes).toEqual([]);
+    expect(seen.evidence).toEqual([{ label: JOURNAL_HIDDEN_LABEL, value: expect.stringContaining("hidden"), source: "gpudeck" }]);
+    const clean = { ...base, diagnosis: { ...logOnly.diagnosis!, evidence: [{ label: "State", value: "failed", source: "systemd" }] } } as AlertView;
+    expect(viewAlert(clean, VIEWER)).toBe(clean);
+  });
 });

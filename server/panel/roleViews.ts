@@ -10,7 +10,7 @@
  * Live events are serialized once per kind of viewer (contract/wire.ts), not once per viewer.
  */
 import type { AlertView } from "../contract/alerts";
-import type { Diagnosis } from "../contract/diagnosis";
+import type { Diagnosis, Evidence, NextStep } from "../contract/diagnosis";
 import type { CrashLoopReport } from "../contract/faults";
 import type { HostSummary, PanelEvent } from "../contract/fleet";
 import type { Readiness } from "../contract/readiness";
@@ -77,28 +77,32 @@ export function viewDiagnosis(d: Diagnosis, rights: ViewRights): Diagnosis {
 export function viewAlert<T extends AlertView>(a: T, rights: ViewRights): T {
   const d = a.diagnosis;
   if (rights.journal || !d) return a;
-  const quotes = d.journalQuotes ?? [];
-  const hide = (t: string) => withoutQuotes(t, quotes);
-  const kept = d.evidence.filter((e) => e.source !== "journal");
-  const hidden = d.evidence.length - kept.length;
-  if (hidden === 0 && quotes.length === 0) return a;
-  const evidence = kept.map((e) => (quotes.length ? { ...e, value: hide(e.value) } : e));
-  if (hidden > 0) evidence.push({ label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" });
-  return {
-    ...a,
-    diagnosis: { ...d, headline: hide(d.headline), nextStep: d.nextStep === null ? null : hide(d.nextStep), evidence, journalQuotes: [] },
-  };
+  const quoted = unquoted(d);
+  const kept = quoted.evidence.filter((e) => e.source !== "journal");
+  const hidden = quoted.evidence.length - kept.length;
+  if (hidden === 0 && quoted === d) return a;
+  if (hidden > 0) kept.push({ label: JOURNAL_HIDDEN_LABEL, value: `${hidden} ${JOURNAL_HIDDEN}`, source: "gpudeck" });
+  return { ...a, diagnosis: { ...quoted, evidence: kept, journalQuotes: [] } };
 }
 
-/** A diagnosis without the log text it quotes (journalQuotes) in its sentences. */
-function unquoted(d: Diagnosis): Diagnosis {
+/** What carries quoted log text: a diagnosis, or an alert's (whose next step is a plain sentence). */
+interface Quoting {
+  headline: string;
+  nextStep?: NextStep | string | null;
+  evidence: Evidence[];
+  journalQuotes?: string[];
+}
+
+/** A diagnosis (or an alert's) without the log text it quotes (journalQuotes) in its sentences. */
+function unquoted<T extends Quoting>(d: T): T {
   const quotes = d.journalQuotes ?? [];
   if (quotes.length === 0) return d;
   const hide = (t: string) => withoutQuotes(t, quotes);
+  const next = d.nextStep;
   return {
     ...d,
     headline: hide(d.headline),
-    ...(d.nextStep ? { nextStep: { ...d.nextStep, text: hide(d.nextStep.text) } } : {}),
+    ...(typeof next === "string" ? { nextStep: hide(next) } : next ? { nextStep: { ...next, text: hide(next.text) } } : {}),
     evidence: d.evidence.map((e) => ({ ...e, value: hide(e.value) })),
     journalQuotes: [],
   };

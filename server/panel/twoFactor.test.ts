@@ -108,6 +108,10 @@ describe("panel.require_2fa_for = admin", () => {
     await enrol(bea);
     const off = await call(panel, "twoFactor.disable", { input: { password: PASSWORD, code: codeAt(adaSecret, now()) }, cookie: ada });
     expect(off.status).toBe(403);
+    // refused for the role before the password is looked at (a wrong one is not what it says)
+    const offWrong = await call(panel, "twoFactor.disable", { input: { password: "not the password at all", code: "000000" }, cookie: ada });
+    expect(offWrong.status).toBe(403);
+    expect(offWrong.json?.error?.message).toMatch(/must sign in with two factors/);
     expect((await call(panel, "users.resetTwoFactor", { input: { username: "ada" }, cookie: ada })).status).toBe(403);
     const reset = await call(panel, "users.resetTwoFactor", { input: { username: "bea" }, cookie: ada });
     expect(reset.status, reset.text).toBe(200);

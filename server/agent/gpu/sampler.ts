@@ -8,148 +8,40 @@
  * found at once from the last answer (its PID is gone from /proc). A watchdog marks telemetry stale when no complete round arrives within 3
  * intervals, SIGKILLs the loop and restarts it with capped backoff; every failure becomes a
  * status with a message, never an exception.
+ *
+ * Beside it: rounds.ts (streamed rows → rounds), computeApps.ts (the compute-apps call and when
+ * to make it), queryFields.ts (the fields asked for, and fallbacks for old drivers),
+ * samplerOptions.ts (options and defaults), childProcess.ts (spawn helpers).
  */
 import { quietLog, type QuietLog } from "../quietLog";
 import { spawn, type ChildProcess } from "node:child_process";
-import type { BackendStatus, ComputeApp, GpuRawSample, GpuReading } from "../../contract/types";
+import type { BackendStatus, ComputeApp, GpuRawSample } from "../../contract/types";
 import type { GpuAdapter } from "../adapter";
-import {
-  COMPUTE_APP_QUERY_FIELDS,
-  GPU_QUERY_FIELDS,
-  columnIndex,
-  describeNvidiaSmiFailure,
-  errorLines,
-  invalidQueryField,
-  parseComputeAppsCsv,
-  parseGpuRow,
-  parseHeaderLine,
-  type ColumnIndex,
-} from "./csv";
-import { GPU_FIELD_FALLBACKS, GPU_HEALTH_QUERY_FIELDS } from "./health";
+import { errCode, fmtSec, killAndWait, OUTPUT_TAIL_CHARS } from "./childProcess";
+import { appsMaxAgeMs, memoryMoved, spawnComputeApps, type AppsOutcome } from "./computeApps";
+import { columnIndex, describeNvidiaSmiFailure, errorLines, parseGpuRow, parseHeaderLine, type ColumnIndex } from "./csv";
+import { DEFAULT_GPU_FIELDS, fallbackFields } from "./queryFields";
+import { RoundAssembler, type GpuRound } from "./rounds";
 
-export interface NvidiaSmiAdapterOptions {
-  /** GPUDECK_NVIDIA_SMI, or plain "nvidia-smi" to search PATH */
-  nvidiaSmiPath: string;
-  /** sampling period (default 1000 ms; below ~500 ms utilization adds nothing) */
-  intervalMs?: number;
-  log?: (message: string) => void;
-  /** identical failure lines are logged at most this often (default 60 s) */
-  quietLogMs?: number;
-  /** a compute-apps call taking longer is SIGKILLed (default max(3 intervals, 5 s)) */
-  appsTimeoutMs?: number;
-  /**
-   * compute apps are asked for when a GPU's used memory moved since the last answer, and at
-   * least this often regardless (default 5 s; ≤ the interval: every interval, the old way)
-   */
-  appsRefreshMs?: number;
-  /** allowance for NVML init before a new loop's first round (default max(3 intervals, 30 s)) */
-  startupTimeoutMs?: number;
-  /** restart backoff: base · 2^attempt, capped (defaults 1 s, 30 s) */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** a round is complete after this long without a new row (default min(200 ms, interval/4)) */
-  quietGapMs?: number;
-  /** environment of the spawned nvidia-smi (default: the agent's) */
-  env?: NodeJS.ProcessEnv;
-}
+import { samplerSettings, type NvidiaSmiAdapterOptions, type SamplerSettings } from "./samplerOptions";
 
-// ---------------------------------------------------------------------------------------
-// Round assembly (pure)
-
-export interface GpuRound {
-  atMs: number;
-  gpus: GpuReading[];
-}
-
-/**
- * Groups streamed rows into rounds. In loop mode nvidia-smi prints no separator between
- * rounds, so a round ends when (a) it holds exactly the GPUs of the previous round (the
- * common case: emitted with no delay), (b) a GPU repeats (the next round has begun), or
- * (c) the stream goes quiet (`flush`, driven by a timer) — which covers the first round and
- * a changed GPU set.
- */
-export class RoundAssembler {
-  private current = new Map<string, GpuReading>();
-  private firstAtMs = 0;
-  private expected: Set<string> | null = null;
-
-  push(row: GpuReading, nowMs: number): GpuRound[] {
-    const done: GpuRound[] = [];
-    if (this.current.has(row.uuid)) done.push(this.finish());
-    if (this.current.size === 0) this.firstAtMs = nowMs;
-    this.current.set(row.uuid, row);
-    const expected = this.expected;
-    if (expected && this.current.size === expected.size && [...this.current.keys()].every((u) => expected.has(u))) {
-      done.push(this.finish());
-    }
-    return done;
-  }
-
-  /** The quiet gap elapsed: whatever is buffered is a round. */
-  flush(): GpuRound | null {
-    return this.current.size > 0 ? this.finish() : null;
-  }
-
-  pending(): number {
-    return this.current.size;
-  }
-
-  /** A new process: forget everything, including the GPU set (it may be why we restarted). */
-  reset(): void {
-    this.current.clear();
-    this.expected = null;
-  }
-
-  private finish(): GpuRound {
-    const round = { atMs: this.firstAtMs, gpus: [...this.current.values()] };
-    this.expected = new Set(this.current.keys());
-    this.current.clear();
-    return round;
-  }
-}
+export { RoundAssembler, type GpuRound } from "./rounds";
+export type { NvidiaSmiAdapterOptions } from "./samplerOptions";
 
 // ---------------------------------------------------------------------------------------
 // The adapter
 
-/** Fields we can live without if a driver rejects them (`Field "x" is not a valid field`). */
-const OPTIONAL_GPU_FIELDS = new Set([
-  "name",
-  "pci.bus_id",
-  "utilization.gpu",
-  "temperature.gpu",
-  "power.draw",
-  "utilization.memory",
-  "power.limit",
-  "clocks.sm",
-  "clocks.max.sm",
-  "index",
-  ...GPU_HEALTH_QUERY_FIELDS,
-  ...Object.values(GPU_FIELD_FALLBACKS),
-]);
-
-const OUTPUT_TAIL_CHARS = 4096;
 const MAX_LINE_CHARS = 65536;
-const APPS_MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
 /** After SIGKILL, how long before we say the process is stuck in the kernel. */
 const KILL_GRACE_MS = 5000;
 
-type AppsOutcome = { ok: true; atMs: number; apps: ComputeApp[] } | { ok: false; atMs: number; message: string };
-
 export class NvidiaSmiSampler implements GpuAdapter {
-  private readonly path: string;
-  private readonly intervalMs: number;
+  private readonly cfg: SamplerSettings;
   private readonly log: (m: string) => void;
   /** restart-loop lines: the first of a failure, then at most one a minute */
   private readonly retryLog: QuietLog;
-  private readonly appsTimeoutMs: number;
-  private readonly appsRefreshMs: number;
-  private readonly startupTimeoutMs: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
-  private readonly quietGapMs: number;
-  private readonly env: NodeJS.ProcessEnv | undefined;
 
-  private fields: string[] = [...GPU_QUERY_FIELDS, ...GPU_HEALTH_QUERY_FIELDS];
+  private fields: string[] = [...DEFAULT_GPU_FIELDS];
   private onSample: (s: GpuRawSample) => void = () => {};
   private onStatus: (s: BackendStatus) => void = () => {};
   private current: BackendStatus = { state: "disabled", message: "not started", sinceMs: Date.now() };
@@ -187,17 +79,9 @@ export class NvidiaSmiSampler implements GpuAdapter {
   appsCalls = 0;
 
   constructor(opts: NvidiaSmiAdapterOptions) {
-    this.path = opts.nvidiaSmiPath;
-    this.intervalMs = Math.max(50, opts.intervalMs ?? 1000);
+    this.cfg = samplerSettings(opts);
     this.log = opts.log ?? (() => {});
     this.retryLog = quietLog(this.log, { everyMs: opts.quietLogMs });
-    this.appsTimeoutMs = opts.appsTimeoutMs ?? Math.max(3 * this.intervalMs, 5000);
-    this.appsRefreshMs = Math.max(this.intervalMs, opts.appsRefreshMs ?? 5000);
-    this.startupTimeoutMs = opts.startupTimeoutMs ?? Math.max(3 * this.intervalMs, 30000);
-    this.backoffBaseMs = opts.backoffBaseMs ?? 1000;
-    this.backoffMaxMs = opts.backoffMaxMs ?? 30000;
-    this.quietGapMs = opts.quietGapMs ?? Math.min(200, Math.floor(this.intervalMs / 4));
-    this.env = opts.env;
   }
 
   start(onSample: (s: GpuRawSample) => void, onStatus: (s: BackendStatus) => void): void {
@@ -205,9 +89,9 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.started = true;
     this.onSample = onSample;
     this.onStatus = onStatus;
-    this.setStatus("connecting", `starting ${this.path}`);
+    this.setStatus("connecting", `starting ${this.cfg.path}`);
     this.spawnLoop();
-    this.watchdogTimer = setInterval(() => this.watchdog(), Math.max(25, Math.floor(this.intervalMs / 2)));
+    this.watchdogTimer = setInterval(() => this.watchdog(), Math.max(25, Math.floor(this.cfg.intervalMs / 2)));
     this.pollApps();
   }
 
@@ -238,7 +122,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   }
 
   private okMessage(): string {
-    const parts = [`${this.gpuCount} GPU${this.gpuCount === 1 ? "" : "s"}, every ${this.intervalMs} ms`];
+    const parts = [`${this.gpuCount} GPU${this.gpuCount === 1 ? "" : "s"}, every ${this.cfg.intervalMs} ms`];
     if (this.loopWarnings.length) parts.push(`nvidia-smi reports: ${this.loopWarnings.join("; ")}`);
     if (this.appsOutcome && !this.appsOutcome.ok) parts.push(`compute apps unavailable: ${this.appsOutcome.message}`);
     return parts.join(" — ");
@@ -248,7 +132,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   // the loop process
 
   private loopArgs(): string[] {
-    return [`--query-gpu=${this.fields.join(",")}`, "--format=csv,nounits", "-lms", String(this.intervalMs)];
+    return [`--query-gpu=${this.fields.join(",")}`, "--format=csv,nounits", "-lms", String(this.cfg.intervalMs)];
   }
 
   private spawnLoop(): void {
@@ -265,10 +149,10 @@ export class NvidiaSmiSampler implements GpuAdapter {
 
     let child: ChildProcess;
     try {
-      child = spawn(this.path, this.loopArgs(), { stdio: ["ignore", "pipe", "pipe"], env: this.env });
+      child = spawn(this.cfg.path, this.loopArgs(), { stdio: ["ignore", "pipe", "pipe"], env: this.cfg.env });
     } catch (e) {
       // spawn throws synchronously only for bad arguments (e.g. an empty path)
-      this.loopFailed(describeNvidiaSmiFailure({ spawnErrorCode: errCode(e) ?? "EINVAL", path: this.path }));
+      this.loopFailed(describeNvidiaSmiFailure({ spawnErrorCode: errCode(e) ?? "EINVAL", path: this.cfg.path }));
       return;
     }
     this.loop = child;
@@ -283,13 +167,13 @@ export class NvidiaSmiSampler implements GpuAdapter {
       this.loopExited(message);
     };
     child.on("error", (err) => {
-      finish(describeNvidiaSmiFailure({ spawnErrorCode: errCode(err) ?? err.message, path: this.path }));
+      finish(describeNvidiaSmiFailure({ spawnErrorCode: errCode(err) ?? err.message, path: this.cfg.path }));
     });
     child.on("close", (code, signal) => {
       finish(
         code === 0
           ? `nvidia-smi loop ended on its own (exit code 0)${this.loopOutputTail.trim() ? `: ${this.loopOutputTail.trim().split("\n").pop()}` : ""}`
-          : describeNvidiaSmiFailure({ exitCode: code, signal, output: this.loopOutputTail, path: this.path }),
+          : describeNvidiaSmiFailure({ exitCode: code, signal, output: this.loopOutputTail, path: this.cfg.path }),
       );
     });
     child.stdout!.setEncoding("utf8");
@@ -300,7 +184,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     child.stderr!.on("data", (chunk: string) => {
       if (this.loop === child) this.appendTail(chunk);
     });
-    this.retryLog.repeat(`start:${this.current.message}`, `nvidia-smi: started pid ${child.pid ?? "?"}: ${this.path} ${this.loopArgs().join(" ")}`);
+    this.retryLog.repeat(`start:${this.current.message}`, `nvidia-smi: started pid ${child.pid ?? "?"}: ${this.cfg.path} ${this.loopArgs().join(" ")}`);
   }
 
   private appendTail(text: string): void {
@@ -322,7 +206,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
         this.quietTimer = null;
         const round = this.assembler.flush();
         if (round) this.emitRound(round);
-      }, this.quietGapMs);
+      }, this.cfg.quietGapMs);
     }
   }
 
@@ -353,7 +237,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.lastSampleAtMs = now;
     this.gpuCount = round.gpus.length;
     // A loop that has delivered for a while has earned a fresh backoff.
-    if (now - this.loopSpawnedAtMs >= Math.max(10 * this.intervalMs, 10000)) this.attempt = 0;
+    if (now - this.loopSpawnedAtMs >= Math.max(10 * this.cfg.intervalMs, 10000)) this.attempt = 0;
     this.retryLog.recovered(`nvidia-smi: sampling again (${this.okMessage()})`);
     this.setStatus("ok", this.okMessage());
     this.loopWarnings = [];
@@ -370,19 +254,13 @@ export class NvidiaSmiSampler implements GpuAdapter {
 
   /** Whether the holders may have changed since the last compute-apps answer. */
   private memoryMoved(): boolean {
-    const basis = this.appsBasis;
-    if (!basis || basis.size !== this.latestUsed.size) return true;
-    for (const [uuid, used] of this.latestUsed) {
-      // no memory.used (GB10: unified memory): the per-process numbers are all there is
-      if (used == null || basis.get(uuid) !== used) return true;
-    }
-    return false;
+    return memoryMoved(this.appsBasis, this.latestUsed);
   }
 
   /** Poll now? When memory moved, the last answer failed or is older than appsRefreshMs. */
   private appsDue(now: number): boolean {
     if (!this.appsOutcome?.ok) return true;
-    if (now - this.appsStartedAtMs >= this.appsRefreshMs) return true;
+    if (now - this.appsStartedAtMs >= this.cfg.appsRefreshMs) return true;
     return this.memoryMoved();
   }
 
@@ -398,7 +276,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private watchdog(): void {
     if (this.closed) return;
     const now = Date.now();
-    const staleAfter = 3 * this.intervalMs;
+    const staleAfter = 3 * this.cfg.intervalMs;
     if (this.everSampled && now - this.lastSampleAtMs > staleAfter && this.current.state === "ok") {
       this.setStatus("stale", `no sample from nvidia-smi for ${fmtSec(now - this.lastSampleAtMs)}`);
     }
@@ -406,7 +284,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
       if (now - this.loopSpawnedAtMs > staleAfter) {
         this.setStatus(
           "connecting",
-          `waiting for the first sample from nvidia-smi (NVML start-up can take many seconds without persistence mode; giving up after ${fmtSec(this.startupTimeoutMs)})`,
+          `waiting for the first sample from nvidia-smi (NVML start-up can take many seconds without persistence mode; giving up after ${fmtSec(this.cfg.startupTimeoutMs)})`,
         );
       }
     }
@@ -414,7 +292,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     if (!child || this.loopKilledByUs) return;
     if (this.loopRounds > 0 && now - this.lastSampleAtMs > staleAfter) {
       this.killLoop(child, `no complete sample for ${fmtSec(now - this.lastSampleAtMs)}`);
-    } else if (this.loopRounds === 0 && now - this.loopSpawnedAtMs > this.startupTimeoutMs) {
+    } else if (this.loopRounds === 0 && now - this.loopSpawnedAtMs > this.cfg.startupTimeoutMs) {
       this.killLoop(child, `no sample within ${fmtSec(now - this.loopSpawnedAtMs)} of starting`);
     }
   }
@@ -438,16 +316,13 @@ export class NvidiaSmiSampler implements GpuAdapter {
   }
 
   private loopExited(message: string): void {
-    const field = invalidQueryField(this.loopOutputTail);
-    if (field && !this.loopKilledByUs) {
-      const canonical = this.fields.find((f) => f === field || field.toLowerCase() === f);
-      if (canonical && OPTIONAL_GPU_FIELDS.has(canonical)) {
-        const older = GPU_FIELD_FALLBACKS[canonical];
-        this.fields = older ? this.fields.map((f) => (f === canonical ? older : f)) : this.fields.filter((f) => f !== canonical);
-        this.log(`nvidia-smi: this driver does not know "${canonical}"; querying ${older ? `"${older}" instead` : "without it"}`);
-        this.spawnLoop();
-        return;
-      }
+    const fallback = this.loopKilledByUs ? null : fallbackFields(this.fields, this.loopOutputTail);
+    if (fallback) {
+      const { rejected, older } = fallback;
+      this.fields = fallback.fields;
+      this.log(`nvidia-smi: this driver does not know "${rejected}"; querying ${older ? `"${older}" instead` : "without it"}`);
+      this.spawnLoop();
+      return;
     }
     if (this.loopKilledByUs) {
       // The status already says why (stale/hung); keep it.
@@ -472,7 +347,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   }
 
   private backoffDelay(): number {
-    return Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** this.attempt);
+    return Math.min(this.cfg.backoffMaxMs, this.cfg.backoffBaseMs * 2 ** this.attempt);
   }
 
   // -------------------------------------------------------------------------------------
@@ -481,8 +356,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
   private currentApps(now: number): ComputeApp[] | null {
     const o = this.appsOutcome;
     if (!o || !o.ok) return null;
-    const maxAge = Math.max(3 * this.intervalMs, this.appsTimeoutMs + this.intervalMs) + this.appsRefreshMs;
-    return now - o.atMs <= maxAge ? o.apps : null;
+    return now - o.atMs <= appsMaxAgeMs(this.cfg.intervalMs, this.cfg.appsTimeoutMs, this.cfg.appsRefreshMs) ? o.apps : null;
   }
 
   private pollApps(): void {
@@ -491,61 +365,10 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.appsStartedAtMs = startedAt;
     this.appsBasis = new Map(this.latestUsed);
     this.appsCalls++;
-    const args = [`--query-compute-apps=${COMPUTE_APP_QUERY_FIELDS.join(",")}`, "--format=csv,nounits"];
-    let child: ChildProcess;
-    try {
-      child = spawn(this.path, args, { stdio: ["ignore", "pipe", "pipe"], env: this.env });
-    } catch (e) {
-      this.appsDone(startedAt, {
-        ok: false,
-        atMs: startedAt,
-        message: describeNvidiaSmiFailure({ spawnErrorCode: errCode(e) ?? "EINVAL", path: this.path }),
-      });
-      return;
-    }
-    this.appsChild = child;
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    let finished = false;
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, this.appsTimeoutMs);
-    const finish = (outcome: AppsOutcome) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timeout);
-      if (this.appsChild === child) this.appsChild = null;
+    const call = { path: this.cfg.path, env: this.cfg.env, timeoutMs: this.cfg.appsTimeoutMs, startedAt };
+    this.appsChild = spawnComputeApps(call, (outcome, from) => {
+      if (from && this.appsChild === from) this.appsChild = null;
       this.appsDone(startedAt, outcome);
-    };
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (d: string) => {
-      if (stdout.length < APPS_MAX_OUTPUT_CHARS) stdout += d;
-    });
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (d: string) => {
-      stderr = (stderr + d).slice(-OUTPUT_TAIL_CHARS);
-    });
-    child.on("error", (err) => {
-      finish({
-        ok: false,
-        atMs: startedAt,
-        message: describeNvidiaSmiFailure({ spawnErrorCode: errCode(err) ?? err.message, path: this.path }),
-      });
-    });
-    child.on("close", (code, signal) => {
-      if (timedOut) {
-        finish({ ok: false, atMs: startedAt, message: `compute-apps query timed out after ${fmtSec(this.appsTimeoutMs)}` });
-      } else if (code !== 0) {
-        finish({
-          ok: false,
-          atMs: startedAt,
-          message: describeNvidiaSmiFailure({ exitCode: code, signal, output: `${stdout}\n${stderr}`, path: this.path }),
-        });
-      } else {
-        finish({ ok: true, atMs: startedAt, apps: parseComputeAppsCsv(stdout).apps });
-      }
     });
   }
 
@@ -558,7 +381,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     const elapsed = Date.now() - startedAt;
     // While nvidia-smi is failing anyway (no driver, no binary), poll as slowly as the loop retries.
     const healthy = this.current.state === "ok" || this.current.state === "connecting";
-    const period = healthy ? this.intervalMs : Math.max(this.intervalMs, this.backoffDelay());
+    const period = healthy ? this.cfg.intervalMs : Math.max(this.cfg.intervalMs, this.backoffDelay());
     this.scheduleApps(Math.max(0, period - elapsed));
   }
 
@@ -567,27 +390,7 @@ export class NvidiaSmiSampler implements GpuAdapter {
     this.appsTimer = setTimeout(() => {
       this.appsTimer = null;
       if (this.appsDue(Date.now())) this.pollApps();
-      else this.scheduleApps(this.intervalMs);
+      else this.scheduleApps(this.cfg.intervalMs);
     }, delayMs);
   }
-}
-
-function errCode(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
-}
-
-function fmtSec(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function killAndWait(child: ChildProcess, timeoutMs = 2000): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve();
-    const t = setTimeout(resolve, timeoutMs);
-    child.once("close", () => {
-      clearTimeout(t);
-      resolve();
-    });
-    child.kill("SIGKILL");
-  });
 }

@@ -12,7 +12,7 @@ import type { StoreSource } from "../../store/lazyStore";
 import type { UsersTable } from "../../store/schema";
 import type { Clock } from "../types";
 import type { User } from "../types";
-import { countEnabledAdmins, toUser, USERS_LOCK } from "../users";
+import { countEnabledAdmins, toUser, USERS_LOCK } from "../userFields";
 import type { OidcRoleMapping } from "./config";
 
 export interface RoleChange {

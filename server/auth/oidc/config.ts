@@ -18,7 +18,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { isRole, type Role } from "../../contract/actors";
 import { OIDC_CALLBACK_PATH } from "../../contract/oidc";
-import { unitPatternProblem } from "../users";
+import { unitPatternProblem } from "../userFields";
 
 export interface OidcRoleMapping {
   group: string;

@@ -10,7 +10,7 @@ import * as oidc from "openid-client";
 import type { OidcRefusal } from "../../contract/oidc";
 import type { PanelAuth, RequestMeta } from "../panelAuth";
 import { systemClock, type Clock } from "../types";
-import { usernameProblem } from "../users";
+import { usernameProblem } from "../userFields";
 import { accountForSignIn } from "./accounts";
 import { groupsOf, roleForGroups, type OidcConfig } from "./config";
 import { idTokenOf, keepIdToken } from "./idTokens";

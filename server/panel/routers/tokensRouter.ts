@@ -11,7 +11,7 @@ import { z } from "zod";
 import { API_TOKEN_MAX_DAYS, API_TOKEN_NAME_MAX, type ApiTokenInfo } from "../../auth/apiTokens";
 import { can } from "../../auth/authorize";
 import { AuthError } from "../../auth/types";
-import { unitPatternProblem } from "../../auth/users";
+import { unitPatternProblem } from "../../auth/userFields";
 import { router } from "../../trpc";
 import { audited, notSignedIn, signedInProcedure, type PanelRequest, type PanelServices } from "../trpc";
 

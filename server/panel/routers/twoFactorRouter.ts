@@ -15,7 +15,7 @@
 import { TRPCError } from "@trpc/server";
 import QRCode from "qrcode";
 import { z } from "zod";
-import { AuthError } from "../../auth/types";
+import { AuthError, type User } from "../../auth/types";
 import { router } from "../../trpc";
 import { audited, notSignedIn, panelProcedure, type PanelRequest, type PanelServices } from "../trpc";
 
@@ -80,6 +80,27 @@ async function checkPasswordAndCode(
   await attempt.succeeded();
 }
 
+/**
+ * The prologue `disable` and `renewRecoveryCodes` share: the signed-in (not enrolling) session's
+ * local account, refused first by `refuse` (a rule of the procedure's own), then its password and
+ * a current code (throttled like sign-in).
+ */
+async function provenUser(
+  req: PanelRequest,
+  services: PanelServices,
+  input: { password: string; code: string },
+  refuse: (user: User) => TRPCError | null = () => null,
+) {
+  const user = await sessionUser(req, services);
+  if (!req.principal) throw notSignedIn(req);
+  const refusal = refuse(user);
+  if (refusal) throw refusal;
+  await checkPasswordAndCode(req, services, user, input);
+  return user;
+}
+
+const provenInput = z.object({ password: z.string().max(2048), code: codeInput }).strict();
+
 const fromAuthError = (err: unknown) =>
   err instanceof AuthError ? new TRPCError({ code: "BAD_REQUEST", message: `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`, cause: err }) : err;
 
@@ -121,28 +142,26 @@ export const twoFactorRouter = router({
     }),
 
   disable: audited(() => ({ action: "user.2fa.disable", host: null }))
-    .input(z.object({ password: z.string().max(2048), code: codeInput }).strict())
+    .input(provenInput)
     .mutation(async ({ input, ctx }) => {
       const { panelRequest: req, services } = ctx;
-      const user = await sessionUser(req, services);
-      if (!req.principal) throw notSignedIn(req);
-      if (services.auth.requireTwoFactorFor.includes(user.role))
-        throw new TRPCError({
-          code: "FORBIDDEN",
-          message: `Your role (${user.role}) must sign in with two factors (panel.require_2fa_for); an admin can reset yours if you lost the device.`,
-        });
-      await checkPasswordAndCode(req, services, user, input);
+      const user = await provenUser(req, services, input, ({ role }) =>
+        services.auth.requireTwoFactorFor.includes(role)
+          ? new TRPCError({
+              code: "FORBIDDEN",
+              message: `Your role (${role}) must sign in with two factors (panel.require_2fa_for); an admin can reset yours if you lost the device.`,
+            })
+          : null,
+      );
       await services.auth.twoFactor.remove(user.id);
       await record(req, services, user, "user.2fa.disable", `user=${user.username} two-factor sign-in off`, ctx.audit);
       return { ok: true as const };
     }),
   renewRecoveryCodes: audited(() => ({ action: "user.2fa.recovery-codes", host: null }))
-    .input(z.object({ password: z.string().max(2048), code: codeInput }).strict())
+    .input(provenInput)
     .mutation(async ({ input, ctx }) => {
       const { panelRequest: req, services } = ctx;
-      const user = await sessionUser(req, services);
-      if (!req.principal) throw notSignedIn(req);
-      await checkPasswordAndCode(req, services, user, input);
+      const user = await provenUser(req, services, input);
       let recoveryCodes: string[];
       try {
         ({ recoveryCodes } = await services.auth.twoFactor.renewRecoveryCodes(user.id));

@@ -22,7 +22,7 @@ import { can } from "../../auth/authorize";
 import type { PanelAuth } from "../../auth/panelAuth";
 import { passwordProblem } from "../../auth/passwords";
 import { AuthError, type AuthErrorCode, type User } from "../../auth/types";
-import { unitPatternProblem, usernameProblem } from "../../auth/users";
+import { unitPatternProblem, usernameProblem } from "../../auth/userFields";
 import type { Actor, Role } from "../../contract/actors";
 import type { PanelUser } from "../../contract/users";
 import { router } from "../../trpc";
