@@ -43,7 +43,7 @@ const WARM_S = smoke ? 1 : 5;
 const CONNECT_TIMEOUT_S = smoke ? 30 : 60;
 const BASELINE = process.argv.find((a) => a.startsWith("--baseline="))?.slice(11) ?? null;
 const LOAD = process.argv.includes("--load=transition") ? "transition" : "restarts";
-/** --cpu-prof: the panel's V8 CPU profile of each fleet to .bench-prof/ */
+/** --cpu-prof: the panel's V8 CPU profiles (one per thread) of each fleet to .bench-prof/delivery-HOSTS-TIME/ */
 const PROFILE = process.argv.includes("--cpu-prof");
 
 interface Result {
@@ -71,7 +71,8 @@ async function run(system: string, root: string, dir: string, replay: ReplayFlee
   const agents = replay.agents.slice(0, hosts);
   const before = await replay.streams();
   const prof = path.join(ROOT, ".bench-prof");
-  const extra = PROFILE && system === "gpudeck" ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-name=delivery-${hosts}-${Date.now()}.cpuprofile`] : [];
+  // a folder per fleet and node's own file names (pid, thread): one fixed name let a worker thread's profile overwrite the main thread's
+  const extra = PROFILE && system === "gpudeck" ? ["--cpu-prof", `--cpu-prof-dir=${path.join(prof, `delivery-${hosts}-${Date.now()}`)}`] : [];
   const panel = await startPanelApi(dir, agents, extra, {}, root);
   const load = ViewerLoad.start();
   const out: Result[] = [];

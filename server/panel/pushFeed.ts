@@ -28,13 +28,19 @@ export class PushFeed {
   ) {}
 }
 
-const pushing = new WeakSet<object>();
+/**
+ * The mark, an enumerable symbol-keyed property of the context: tRPC hands a procedure behind
+ * middleware that passes `next({ ctx })` (every panel procedure) a copy of the context made by
+ * spreading it, which keeps own enumerable symbol properties (a WeakSet of the original did not:
+ * events.watch was never pushed to, and took the async-generator path).
+ */
+const PUSH = Symbol("gpudeck.acceptsPush");
 
 /** The SSE encoder marks the request's context: its procedure may yield a PushFeed. */
 export function acceptPush(ctx: object): void {
-  pushing.add(ctx);
+  (ctx as Record<symbol, unknown>)[PUSH] = true;
 }
 
 export function acceptsPush(ctx: object): boolean {
-  return pushing.has(ctx);
+  return (ctx as Record<symbol, unknown>)[PUSH] === true;
 }

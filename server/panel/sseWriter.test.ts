@@ -71,6 +71,32 @@ describe("the push path", () => {
   });
 });
 
+describe("the push path behind middleware", () => {
+  it("is offered to a procedure whose middleware passes a context of its own (tRPC copies it), as the panel's procedures do", async () => {
+    const seen: boolean[] = [];
+    // what panelProcedure and signedInProcedure do: next({ ctx: { … } }), so the procedure's ctx is a copy
+    const behind = t.procedure.use(({ next }) => next({ ctx: { actor: "a" } })).use(({ next }) => next({ ctx: { more: 1 } }));
+    const r = t.router({
+      watch: behind.subscription(async function* ({ ctx }) {
+        seen.push(acceptsPush(ctx));
+        yield* [];
+      }),
+    });
+    const res = eventStreamResponse({
+      router: r,
+      path: "watch",
+      req: new Request(URL_),
+      url: new URL(URL_),
+      ctx: {} as PanelContext,
+      resHeaders: new Headers(),
+    });
+    await res.text();
+    expect(seen).toEqual([true]);
+    // a context the panel's encoder never saw is not offered it
+    expect(acceptsPush({})).toBe(false);
+  });
+});
+
 /** A FrameOut recording writes; `full` makes its backlog large until drained. */
 function fakeOut() {
   const writes: string[][] = [];
