@@ -20,7 +20,10 @@ export interface Summary {
 }
 
 export function summarize(xs: readonly number[]): Summary {
-  return { n: xs.length, p50: percentile(xs, 50), p95: percentile(xs, 95), max: xs.length ? Math.max(...xs) : null };
+  // a loop, not Math.max(...xs): a run with millions of deliveries overflows the call stack
+  let max: number | null = null;
+  for (const x of xs) if (max === null || x > max) max = x;
+  return { n: xs.length, p50: percentile(xs, 50), p95: percentile(xs, 95), max };
 }
 
 /** "12.3 ms" (under 10 ms with two decimals), "1.52 s" from 1 s on, "–" for null. */
