@@ -1,7 +1,7 @@
 "use client";
 /**
  * The unit page's GPU memory chart and telemetry lanes, under the state timeline on its time
- * axis. Its own module so that the page loads it (and uPlot, the stacking and the lanes' code)
+ * axis. Its own module so that the page loads it (the chart, the stacking and the lanes' code)
  * when it comes near the view, not with the page (bench/route-js.ts): UnitHistory draws it in a
  * WhenVisible placeholder of its height (GPU_HISTORY_HEIGHT there: the chart's heading, 200 px
  * plot and legend, and the four lanes).

@@ -16,7 +16,7 @@ import { usePrefetchDay } from "@/components/usePrefetchDay";
 import { WhenVisible } from "@/components/WhenVisible";
 import type { UnitSummary } from "@/server/contract/types";
 
-// below the timeline (at the fold of a laptop's screen): the chart, its stacking and uPlot come
+// below the timeline (at the fold of a laptop's screen): the chart, its stacking and lanes come
 // when scrolled to (the page's JavaScript budget, bench/route-js.ts), in a placeholder of its height
 const UnitGpuHistory = lazy(() => import("@/components/UnitGpuHistory").then((m) => ({ default: m.UnitGpuHistory })));
 /** the chart (heading, 200 px plot, legend) and its four lanes, as drawn: no jump when they come */

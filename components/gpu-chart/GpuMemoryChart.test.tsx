@@ -84,3 +84,18 @@ describe("GpuMemoryChart: spans no agent watched", () => {
     expect(html).not.toContain("no agent was running");
   });
 });
+
+describe("GpuMemoryChart: the plot (SVG, no chart library)", () => {
+  it("draws a band per class, the exited one hatched, the dashed ceiling and GiB ticks in the gutter", () => {
+    const html = render({ window: { fromMs: T0 + 250_000, toMs: T0 + 320_000 } });
+    expect(html).toContain('data-testid="gpu-memory-plot"');
+    const hatch = html.match(/<pattern id="([^"]+)"/)?.[1];
+    expect(hatch).toBeTruthy();
+    expect(html).toMatch(new RegExp(`data-class="exited" d="M[^"]+" style="fill:url\\(#${hatch}\\)"`));
+    expect(html).toMatch(/data-class="this" d="M[^"]+" style="fill:var\(--gd-mem-this\)"/);
+    expect(html).toMatch(/stroke-dasharray="6 4"/);
+    // right-aligned 4 px left of the plot, which starts at gutter.left (44)
+    expect(html).toMatch(/<text x="40"[^>]*text-anchor="end"[^>]*>100<\/text>/);
+    expect(html).toMatch(/<text x="[\d.]+" y="[\d.]+" text-anchor="middle"[^>]*>12:0\d:\d0<\/text>/);
+  });
+});

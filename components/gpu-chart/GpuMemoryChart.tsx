@@ -6,20 +6,21 @@
  *
  * Shares the time axis with the StateTimeline above it: pass the timeline's window and the same
  * gutter, and a time sits at the same x in both (the y-axis occupies exactly gutter.left).
- * uPlot is loaded on first render in the browser (not part of the route's initial JS).
+ * Drawn as SVG (MemoryPlot, geometry in memPlot.ts), like the lanes below it and the timeline:
+ * no chart library comes with the unit page (bench/route-js.ts).
  *
  * Spans in which no agent ran (`unobserved`) have no samples: they are shaded with the same
  * grey hatch as in the timeline and labelled, so a flat or missing stretch is not read as data.
  */
 import { useElementWidth } from "@/components/useElementWidth";
-import { useEffect, useEffectEvent, useId, useMemo, useRef, useState } from "react";
-import type uPlot from "uplot";
-import "uplot/dist/uPlot.min.css";
+import { useId, useMemo, useState, type PointerEvent } from "react";
 import type { GpuSample, ObservationGap } from "@/server/contract/types";
-import { formatDuration, formatGiBNumber, formatMiB, formatTime } from "@/server/contract/format";
+import { formatDuration, formatMiB, formatTime } from "@/server/contract/format";
 import { CHAR_PX, TIME_GUTTER, layoutGaps, timeScale, type TimeGutter } from "@/components/timeline/layout";
 import { timeTicks } from "@/components/timeline/ticks";
-import { MEMORY_CLASSES, MEMORY_CLASS_LABEL, StackCache, gpuList, stackMemory, type MemoryClass, type StackMode, type StackedMemory } from "./stack";
+import { MEMORY_CLASSES, MEMORY_CLASS_LABEL, StackCache, gpuList, stackMemory, type MemoryClass, type StackMode } from "./stack";
+import { PLOT_TOP, X_AXIS, nearestIndex } from "./memPlot";
+import { CLASS_VAR, MemoryPlot } from "./MemoryPlot";
 
 export type { StackMode } from "./stack";
 
@@ -54,90 +55,10 @@ export interface GpuMemoryChartProps {
 const NO_GAPS: readonly ObservationGap[] = [];
 /** The shading's text: what is (not) there and why. */
 export const GAP_CHART_LABEL = "no samples: agent not running";
-/** uPlot's plot area inside the box: top padding and the x-axis height below it. */
-const PLOT_TOP = 8;
-const X_AXIS = 24;
-
 /** The shading's text if the span is wide enough for it (the legend says it in full anyway). */
 function fitGapChartText(width: number): string | null {
   for (const t of [GAP_CHART_LABEL, "no samples"]) if (t.length * CHAR_PX + 12 <= width) return t;
   return null;
-}
-
-const CLASS_VAR: Record<MemoryClass, string> = {
-  this: "--gd-mem-this",
-  exited: "--gd-mem-exited",
-  other: "--gd-mem-other",
-  outside: "--gd-mem-outside",
-};
-
-interface Palette {
-  fills: Record<MemoryClass, string>;
-  exitedInk: string;
-  total: string;
-  axis: string;
-  grid: string;
-}
-
-const FALLBACK_PALETTE: Palette = {
-  fills: { this: "#2563eb", exited: "#c026d3", other: "#94a3b8", outside: "#d6d3d1" },
-  exitedInk: "rgba(255,255,255,0.75)",
-  total: "#71717a",
-  axis: "#71717a",
-  grid: "rgba(128,128,128,0.2)",
-};
-
-function readPalette(el: Element): Palette {
-  const cs = getComputedStyle(el);
-  const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
-  return {
-    fills: {
-      this: v(CLASS_VAR.this, FALLBACK_PALETTE.fills.this),
-      exited: v(CLASS_VAR.exited, FALLBACK_PALETTE.fills.exited),
-      other: v(CLASS_VAR.other, FALLBACK_PALETTE.fills.other),
-      outside: v(CLASS_VAR.outside, FALLBACK_PALETTE.fills.outside),
-    },
-    exitedInk: v("--gd-mem-exited-ink", FALLBACK_PALETTE.exitedInk),
-    total: v("--gd-mem-total", FALLBACK_PALETTE.total),
-    axis: v("--gd-axis", FALLBACK_PALETTE.axis),
-    grid: v("--gd-grid", FALLBACK_PALETTE.grid),
-  };
-}
-
-/** Opaque hatch tile for exited-process memory, in device pixels (uPlot draws unscaled). */
-function hatchPattern(ctx: CanvasRenderingContext2D, bg: string, ink: string): CanvasPattern | string {
-  if (typeof document === "undefined") return bg;
-  const dpr = typeof devicePixelRatio === "number" ? devicePixelRatio : 1;
-  const size = Math.round(8 * dpr);
-  const tile = document.createElement("canvas");
-  tile.width = tile.height = size;
-  const t = tile.getContext("2d");
-  if (!t) return bg;
-  t.fillStyle = bg;
-  t.fillRect(0, 0, size, size);
-  t.strokeStyle = ink;
-  t.lineWidth = 2 * dpr;
-  t.beginPath();
-  // one diagonal plus its wrapped corners, so tiles join seamlessly
-  t.moveTo(-size / 2, size / 2);
-  t.lineTo(size / 2, -size / 2);
-  t.moveTo(0, size);
-  t.lineTo(size, 0);
-  t.moveTo(size / 2, size * 1.5);
-  t.lineTo(size * 1.5, size / 2);
-  t.stroke();
-  return ctx.createPattern(tile, "repeat") ?? bg;
-}
-
-/** y-axis steps in MiB that read as round GiB numbers. */
-const Y_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000].map((g) => g * 1024);
-
-/** Draw order is top of the stack first, so each lower layer paints over the one above's base. */
-const DRAW_ORDER: readonly MemoryClass[] = [...MEMORY_CLASSES].reverse();
-
-function toAligned(stack: StackedMemory): uPlot.AlignedData {
-  const k = (c: MemoryClass) => stack.cumulative[MEMORY_CLASSES.indexOf(c)]!;
-  return [stack.xs, ...DRAW_ORDER.map(k), stack.total] as uPlot.AlignedData;
 }
 
 const btn =
@@ -169,7 +90,6 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
   const id = `gdmc${rawId.replace(/[^a-zA-Z0-9_-]/g, "")}`;
 
   const [boxRef, width] = useElementWidth(initialWidth);
-  const plotRef = useRef<HTMLDivElement | null>(null);
 
   const gpus = useMemo(() => gpuList(samples), [samples]);
   // Per-sample results survive re-renders (state, not a ref: it is read while rendering).
@@ -210,138 +130,32 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
   // Default GPU for per-GPU mode: the first one the unit holds.
   const shownGpu = mode === "per-gpu" ? (stack?.gpuUuids[0] ?? effectiveGpu) : null;
 
-  // --- uPlot lifecycle -------------------------------------------------------------------
-  const [UPlot, setUPlot] = useState<typeof uPlot | null>(null);
-  useEffect(() => {
-    let live = true;
-    import("uplot").then((m) => {
-      if (live) setUPlot(() => m.default);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-
-  const chartRef = useRef<uPlot | null>(null);
-  const paletteRef = useRef<Palette>(FALLBACK_PALETTE);
-  const hatchRef = useRef<{ key: string; pattern: CanvasPattern | string } | null>(null);
-  const ticksRef = useRef<{ atS: number; label: string }[]>([]);
-  const [hoverIdx, setHoverIdx] = useState<number | null>(null);
-  const [chartHovered, setChartHovered] = useState(false);
+  // The pointer over the plot (x in px, its time): the sample nearest it is read out.
+  const [pointer, setPointer] = useState<{ x: number; ms: number } | null>(null);
+  const chartHovered = pointer != null;
+  const hoverIdx = useMemo(() => (pointer && stack ? nearestIndex(stack.xs, pointer.ms / 1000) : null), [pointer, stack]);
 
   // The same ticks as the timeline above, so both axes show the same instants.
   const ticks = useMemo(
-    () =>
-      extent && scale
-        ? timeTicks(extent.fromMs, extent.toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }).map((t) => ({
-            atS: t.atMs / 1000,
-            label: t.label,
-          }))
-        : [],
+    () => (extent && scale ? timeTicks(extent.fromMs, extent.toMs, scale.width, { timeZone, labelRoomPx: { left: gutter.left, right: gutter.right } }) : []),
     [extent, scale?.width, timeZone, gutter.left, gutter.right], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
-  const reportCursor = useEffectEvent((u: uPlot) => {
-    const idx = u.cursor.idx ?? null;
-    const left = u.cursor.left ?? -1;
-    setHoverIdx(left >= 0 ? idx : null);
-    setChartHovered(left >= 0);
-    onHoverMs?.(left >= 0 ? u.posToVal(left, "x") * 1000 : null);
-  });
-
-  useEffect(() => {
-    const el = plotRef.current;
-    if (!UPlot || !el || width <= 0) return;
-    paletteRef.current = readPalette(el);
-    const pal = () => paletteRef.current;
-    const fillFor = (c: MemoryClass) => (u: uPlot) => {
-      if (c !== "exited") return pal().fills[c];
-      const key = `${pal().fills.exited}|${pal().exitedInk}|${typeof devicePixelRatio === "number" ? devicePixelRatio : 1}`;
-      if (hatchRef.current?.key !== key) hatchRef.current = { key, pattern: hatchPattern(u.ctx, pal().fills.exited, pal().exitedInk) };
-      return hatchRef.current.pattern;
-    };
-    const opts: uPlot.Options = {
-      width,
-      height,
-      padding: [8, gutter.right, 0, 0],
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false, setScale: false }, points: { show: false }, y: false },
-      scales: {
-        x: { time: true },
-        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1024] },
-      },
-      axes: [
-        {
-          size: 24,
-          stroke: () => pal().axis,
-          grid: { stroke: () => pal().grid, width: 1 },
-          ticks: { show: false },
-          splits: () => ticksRef.current.map((t) => t.atS),
-          values: () => ticksRef.current.map((t) => t.label),
-          font: "11px system-ui, sans-serif",
-        },
-        {
-          side: 3,
-          size: gutter.left,
-          gap: 4,
-          stroke: () => pal().axis,
-          grid: { stroke: () => pal().grid, width: 1 },
-          ticks: { show: false },
-          incrs: Y_INCRS,
-          values: (_u, splits) => splits.map((v) => (v === 0 ? "0" : formatGiBNumber(v))),
-          font: "11px system-ui, sans-serif",
-        },
-      ],
-      series: [
-        {},
-        ...DRAW_ORDER.map((c) => ({
-          label: MEMORY_CLASS_LABEL[c],
-          stroke: () => (c === "exited" ? pal().fills.exited : "transparent"),
-          width: c === "exited" ? 1 : 0,
-          fill: fillFor(c),
-          points: { show: false },
-        })),
-        { label: "total memory", stroke: () => pal().total, width: 1.5, dash: [6, 4], points: { show: false } },
-      ],
-      hooks: { setCursor: [(u) => reportCursor(u)] },
-    };
-    const u = new UPlot(opts, [[], [], [], [], [], []], el);
-    chartRef.current = u;
-    return () => {
-      u.destroy();
-      chartRef.current = null;
-    };
-    // Recreated only when the frame changes; data and size are pushed below.
-  }, [UPlot, height, gutter.left, gutter.right, width > 0]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  useEffect(() => {
-    chartRef.current?.setSize({ width, height });
-  }, [width, height]);
-
-  useEffect(() => {
-    const u = chartRef.current;
-    if (!u || !stack || !extent) return;
-    ticksRef.current = ticks;
-    u.batch(() => {
-      u.setData(toAligned(stack));
-      u.setScale("x", { min: extent.fromMs / 1000, max: extent.toMs / 1000 });
-    });
-  }, [stack, extent, ticks, UPlot, width > 0]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // Follow the system theme: re-read the CSS variables and redraw.
-  useEffect(() => {
-    if (typeof matchMedia === "undefined") return;
-    const mq = matchMedia("(prefers-color-scheme: dark)");
-    const onChange = () => {
-      const el = plotRef.current;
-      if (!el) return;
-      paletteRef.current = readPalette(el);
-      hatchRef.current = null;
-      chartRef.current?.redraw(false, true);
-    };
-    mq.addEventListener("change", onChange);
-    return () => mq.removeEventListener("change", onChange);
-  }, []);
+  // Its time goes to the timeline above (onHoverMs), as the timeline's comes here (hoverMs).
+  const leave = () => {
+    if (pointer == null) return;
+    setPointer(null);
+    onHoverMs?.(null);
+  };
+  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
+    const r = e.currentTarget.getBoundingClientRect();
+    const x = e.clientX - r.left;
+    const y = e.clientY - r.top;
+    if (!scale || x < scale.left || x > scale.left + scale.width || y < PLOT_TOP || y > height - X_AXIS) return leave();
+    const ms = scale.ms(x);
+    setPointer({ x, ms });
+    onHoverMs?.(ms);
+  };
 
   // --- readout -------------------------------------------------------------------------
   const readIdx = useMemo(() => {
@@ -428,16 +242,11 @@ export function GpuMemoryChart(props: GpuMemoryChartProps) {
       </div>
 
       <div ref={boxRef} className="relative w-full" style={{ height }}>
-        <div
-          ref={plotRef}
-          role="img"
-          aria-label={summary + gapText}
-          className="absolute inset-0"
-          onPointerLeave={() => {
-            setHoverIdx(null);
-            setChartHovered(false);
-          }}
-        />
+        <div role="img" aria-label={summary + gapText} className="absolute inset-0" onPointerMove={onPointerMove} onPointerLeave={leave}>
+          {measured && (
+            <MemoryPlot stack={stack} extent={extent} ticks={ticks} width={width} height={height} gutter={gutter} pointerX={pointer?.x ?? null} id={id} />
+          )}
+        </div>
         {empty && (
           <p className="absolute inset-0 flex items-center justify-center text-sm text-[var(--gd-surface-muted)]" style={{ paddingLeft: gutter.left }}>
             No GPU memory samples in this time range.

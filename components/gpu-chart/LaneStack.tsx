@@ -4,7 +4,7 @@
  * the engine's latency and load under the readiness lane), each titled with its latest values.
  * Drawn as SVG like the state timeline: a few lines per lane need none of a chart library's
  * cursor, legend or zoom, and uPlot (22 KB) stays out of pages that draw only lanes (the unit
- * page's first view, the GPU page; bench/route-js.ts). The memory chart keeps uPlot.
+ * page's first view, the GPU page; bench/route-js.ts). The memory chart is SVG too (MemoryPlot).
  */
 import { useId, useMemo } from "react";
 import type { TimeGutter } from "@/components/timeline/layout";

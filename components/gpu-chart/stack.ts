@@ -1,5 +1,5 @@
 /**
- * GPU memory samples → columnar, stacked, downsampled arrays for uPlot.
+ * GPU memory samples → columnar, stacked, downsampled arrays for the memory chart (memPlot.ts).
  *
  * Holder classes, stacked bottom to top:
  *   this    — processes in the unit the page is about
@@ -11,7 +11,7 @@
  *
  * Unknown is never zero: a GPU missing from a sample, a memory reading nvidia-smi did not give
  * (with no per-process numbers to fall back on), or a pause in sampling longer than a few
- * periods becomes a null row, which uPlot draws as a gap.
+ * periods becomes a null row, which the chart draws as a gap.
  *
  * Downsampling is M4 (first, min, max, last per pixel column) on the top of the stack, plus the
  * peak of exited-process memory (the band the incident is about, which can change hands with
@@ -50,7 +50,7 @@ export interface StackOptions {
 }
 
 export interface StackedMemory {
-  /** x in seconds since the epoch (uPlot's time unit) */
+  /** x in seconds since the epoch */
   xs: number[];
   /** per class, MEMORY_CLASSES order, MiB; null = unknown */
   raw: (number | null)[][];
