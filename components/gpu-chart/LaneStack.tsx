@@ -2,9 +2,9 @@
 /**
  * Small lanes one above the other on one time axis (the GPU telemetry under the memory chart,
  * the engine's latency and load under the readiness lane), each titled with its latest values.
- * Drawn as SVG like the state timeline: a few lines per lane need none of a chart library's
- * cursor, legend or zoom, and uPlot (22 KB) stays out of pages that draw only lanes (the unit
- * page's first view, the GPU page; bench/route-js.ts). The memory chart is SVG too (MemoryPlot).
+ * Drawn as SVG like the state timeline and the memory chart (MemoryPlot): a few lines per lane
+ * need none of a chart library's cursor, legend or zoom, and a library (uPlot was 22 KB
+ * compressed) came with every page that draws a lane (bench/route-js.ts).
  */
 import { useId, useMemo } from "react";
 import type { TimeGutter } from "@/components/timeline/layout";

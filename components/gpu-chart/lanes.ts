@@ -11,7 +11,7 @@ import type { GpuAttributed, GpuSample } from "@/server/contract/types";
 const BENIGN_REASONS = new Set(["gpu_idle", "applications_clocks_setting"]);
 
 export interface TelemetryLanes {
-  /** seconds (uPlot's unit) */
+  /** seconds, as the lanes draw them */
   xs: number[];
   util: (number | null)[];
   memUtil: (number | null)[];
@@ -47,7 +47,7 @@ export function telemetryLanes(samples: readonly GpuSample[], opts: { uuids?: re
   const reasons = new Set<string>();
   let lastAt = -Infinity;
   for (const s of samples) {
-    if (s.atMs <= lastAt) continue; // uPlot needs increasing x
+    if (s.atMs <= lastAt) continue; // the lanes draw increasing x
     if (opts.fromMs != null && s.atMs < opts.fromMs) continue;
     if (opts.toMs != null && s.atMs > opts.toMs) continue;
     const gs = want ? s.gpus.filter((g) => want.has(g.uuid)) : s.gpus;
