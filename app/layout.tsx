@@ -42,9 +42,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <LiveProvider>
             <header className="sticky top-0 z-10 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/90">
-              {/* wraps on a phone rather than letting the status and the user menu overlap */}
+              {/* wraps on a phone rather than letting the status and the user menu overlap; the
+                  user menu's height (a 36 px button) is kept before the session is known, so the page does not jump */}
               <nav
-                className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm sm:flex-nowrap sm:gap-4 sm:px-4"
+                className="mx-auto flex min-h-[3.25rem] max-w-6xl flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm sm:flex-nowrap sm:gap-4 sm:px-4"
                 aria-label="Main"
               >
                 <Link href="/" className="font-semibold tracking-tight">

@@ -77,7 +77,8 @@ export function LaneStack<T extends LaneData>(props: {
           {reported(spec) ? (
             <LanePlot spec={spec} lanes={lanes} width={width} height={laneHeight} gutter={gutter} win={win} subject={subject} />
           ) : (
-            <p className="text-xs text-zinc-500 dark:text-zinc-400" style={{ paddingLeft: gutter.left }}>
+            // a lane's height either way: the lanes below do not move when its first value comes
+            <p className="flex items-center text-xs text-zinc-500 dark:text-zinc-400" style={{ paddingLeft: gutter.left, height: laneHeight }}>
               {notReported}
             </p>
           )}
