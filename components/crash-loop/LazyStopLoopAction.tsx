@@ -4,7 +4,7 @@
  * the diagnosis asks for it (then it opens as soon as its code is here). Once shown it stays, so
  * the line saying what was sent outlives the loop. Same props and handle as StopLoopAction.
  */
-import { lazy, Suspense, useEffect, useImperativeHandle, useRef, useState, type ComponentProps } from "react";
+import { lazy, Suspense, useImperativeHandle, useRef, useState, type ComponentProps } from "react";
 import type { StopLoopAction as StopLoopActionType, StopLoopHandle } from "./StopLoopAction";
 
 const StopLoopAction = lazy(() => import("./StopLoopAction").then((m) => ({ default: m.StopLoopAction })));
@@ -14,9 +14,8 @@ export function LazyStopLoopAction({ ref, ...props }: ComponentProps<typeof Stop
   const [wanted, setWanted] = useState(false);
   const [openAtOnce, setOpenAtOnce] = useState(false);
   const looping = props.unit.crashLoop != null;
-  useEffect(() => {
-    if (looping) setWanted(true);
-  }, [looping]);
+  // remembered once seen (React's "state from props" pattern: set while rendering, not in an effect)
+  if (looping && !wanted) setWanted(true);
   useImperativeHandle(ref, () => ({
     request: () => {
       if (inner.current) inner.current.request();
