@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc";
 import { CredentialFields } from "./CredentialFields";
 import { buttonClass, loadPage, safeNextPath } from "./shared";
+import { useHydrated } from "@/components/live/LiveProvider";
 import { SsoButton, SsoRefusal } from "./SsoSignIn";
 import { TwoFactorStep } from "./TwoFactorStep";
 
@@ -13,8 +14,14 @@ export function LoginForm() {
   const trpc = useTRPC();
   const params = useSearchParams();
   const next = safeNextPath(params.get("next"));
-  const me = useQuery(trpc.session.me.queryOptions());
-  const options = useQuery(trpc.session.signInOptions.queryOptions());
+  const meQuery = useQuery(trpc.session.me.queryOptions());
+  const optionsQuery = useQuery(trpc.session.signInOptions.queryOptions());
+  // the first render in the browser must match the server's, which had no answers: this form is
+  // hydrated in its own Suspense boundary, on a busy machine after the header's session.me came
+  // back, and drawing that answer at once was React error #418 (seen in e2e-oidc under load)
+  const hydrated = useHydrated();
+  const me = { data: hydrated ? meQuery.data : undefined };
+  const options = { data: hydrated ? optionsQuery.data : undefined };
   const sso = options.data?.sso ?? null;
   const localLogin = options.data?.localLogin ?? true;
   const [username, setUsername] = useState("");
